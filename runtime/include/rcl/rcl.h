@@ -1,0 +1,119 @@
+/*
+ * rcl.h - Remote Core Locking runtime (librcl), public interface.
+ *
+ * NAME
+ *     rcl_delegate, rcl_lock_assign, rcl_lock_server, rcl_server_count, rcl_mode,
+ *     rcl_on_server - run critical sections of pthread mutexes on dedicated server threads
+ *
+ * SYNOPSIS
+ *     #include <rcl/rcl.h>
+ *     link with -lrcl (or librcl.a plus -lhwloc -lpthread)
+ *
+ * DESCRIPTION
+ *     A critical section (CS) of a pthread_mutex_t is handed, as a function and a context
+ *     pointer, to the server thread that the mutex maps to. The server runs it while it holds
+ *     the mutex and returns the function's int result to the caller. The mutex stays an
+ *     ordinary pthread_mutex_t: librcl adds no per-lock memory, and code that locks the same
+ *     mutex with pthread_mutex_lock/trylock/timedlock/unlock (a "local" critical section,
+ *     e.g. in a library that was not rewritten) stays mutually exclusive with the delegated
+ *     ones, because a server takes the real mutex around every batch of requests it runs
+ *     for that lock (see runtime/src/server.c).
+ *
+ *     The runtime starts lazily on the first delegated call. Servers are pinned with hwloc to
+ *     cores of the most efficient core kind. Everything is configured from the environment
+ *     (read once, at start-up); docs/runtime.md lists every variable:
+ *         RCL_MODE           delegate (default) | local
+ *         RCL_SERVERS        number of servers (default 1)
+ *         RCL_SERVER_CPUS    explicit server CPUs, e.g. "3" or "2,3"
+ *         RCL_CPU_KINDS      declared core kinds, least efficient first: "little=0-5;big=6-7"
+ *         RCL_CLIENT_AFFINITY exclude | any: keep registered client threads off server cores
+ *         RCL_LOCK_SERVERS   name=server pairs: "cache_lock=0,stats_lock=1"
+ *         RCL_SPIN_NS        how long a waiting client spins before it parks
+ *         RCL_SERVER_SPIN_NS how long an idle server spins before it parks
+ *     A malformed value produces one line on stderr naming the variable and what it accepts,
+ *     and the default is used.
+ *
+ * THREADS
+ *     Every function here may be called by any thread, including from inside a delegated
+ *     critical section (nested delegation, see rcl_delegate). No function here is
+ *     async-signal-safe.
+ */
+#ifndef RCL_RCL_H
+#define RCL_RCL_H
+
+#include <pthread.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A critical section: receives the context pointer given to rcl_delegate. */
+typedef int (*rcl_cs_fn)(void *ctx);
+
+/**
+ * rcl_delegate - run fn(ctx) as a critical section of *lock and return its result.
+ *
+ * Guarantees: fn runs exactly once, on the server that *lock maps to, while that server holds
+ * *lock; no other critical section of *lock (delegated or local) runs at the same time. Every
+ * write the caller made before the call is visible to fn, and every write fn made is visible
+ * to the caller after the call returns (release/acquire through the mailbox).
+ *
+ * Cost: in delegate mode, about one cache-line round trip between the caller's core and the
+ * server's core plus fn itself; no atomic read-modify-write instruction on the server's
+ * per-request path. The caller spins for about the cost of a futex wake-up (RCL_SPIN_NS), then
+ * parks until the server answers.
+ *
+ * Nesting: fn may itself call rcl_delegate. A lock mapped to the same server runs inline on
+ * the server; a lock mapped to another server is delegated there while this server waits.
+ * Rule that keeps this deadlock-free: the "delegates to" relation between servers must be
+ * acyclic (as a lock order between servers). A cycle is detected at run time and the process
+ * aborts with a message naming both servers, instead of hanging. Delegating, from inside a
+ * CS of a lock, a CS on that same lock aborts too (it would self-deadlock with a plain mutex).
+ *
+ * Modes: with RCL_MODE=local, fn runs in the caller between pthread_mutex_lock(lock) and
+ * pthread_mutex_unlock(lock): the same binary without delegation, for A/B comparisons.
+ *
+ * Thread identity: fn runs on another thread. It must not depend on the caller's
+ * thread-local state (errno, __thread variables, pthread_self(), signal masks).
+ *
+ * Returns fn's result. Never fails: a misconfigured runtime falls back to its defaults.
+ */
+int rcl_delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx);
+
+/**
+ * rcl_lock_assign - serve *lock on server number `server` (0 <= server < rcl_server_count()).
+ *
+ * By default a lock maps to a server by a hash of its address. An explicit assignment keeps two
+ * hot locks off the same server. Call it before the lock's first delegated critical section,
+ * or while no critical section of that lock is in flight: moving a lock while a request for it
+ * is queued on the old server would let two servers run its critical sections at once (they
+ * would still exclude each other through the mutex itself, but in no defined order).
+ * The same mapping can be given by name in RCL_LOCK_SERVERS.
+ *
+ * Returns 0, or EINVAL when server is out of range (nothing is changed).
+ */
+int rcl_lock_assign(pthread_mutex_t *lock, int server);
+
+/** rcl_lock_server - the server number *lock maps to (explicit assignment, else hash). */
+int rcl_lock_server(const pthread_mutex_t *lock);
+
+/** rcl_server_count - number of servers of this process (starts the runtime if needed). */
+int rcl_server_count(void);
+
+/** The runtime's mode, from RCL_MODE. */
+enum rcl_mode {
+    RCL_MODE_DELEGATE = 0, /**< critical sections run on servers (default) */
+    RCL_MODE_LOCAL = 1,    /**< critical sections run in the caller under the plain mutex */
+};
+
+/** rcl_mode - the mode this process runs in (starts the runtime if needed). */
+enum rcl_mode rcl_mode(void);
+
+/** rcl_on_server - nonzero when the calling thread is a server thread running a CS. */
+int rcl_on_server(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RCL_RCL_H */

@@ -1,0 +1,48 @@
+# lit configuration shared by every suite: runtime/, rewriter/, profiler/, e2e/.
+import os
+import shutil
+
+import lit.formats
+
+config.name = "rcl"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".c", ".test", ".cpp"]
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py.in", "CMakeLists.txt"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.rcl_obj_root, "test")
+
+# Keep the environment small and deterministic; pass through what tools need.
+for var in ("HOME", "TMPDIR", "LD_LIBRARY_PATH", "TSAN_OPTIONS", "ASAN_OPTIONS"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+# A test that wants a runtime setting sets it itself; never inherit the user's.
+for var in list(config.environment):
+    if var.startswith("RCL_"):
+        del config.environment[var]
+
+obj = config.rcl_obj_root
+src = config.rcl_src_root
+san = " -fsanitize=%s -fno-omit-frame-pointer" % config.sanitize if config.sanitize else ""
+cflags = "-std=gnu11 -g -O1 -Wall -Wextra -Werror -pthread -I%s/runtime/include%s" % (src, san)
+runtime_libs = "%s/runtime/librcl.a %s -pthread%s" % (obj, config.hwloc_libs or "-lhwloc", san)
+
+config.substitutions.append(("%cc", "%s %s" % (config.cc, cflags)))
+config.substitutions.append(("%rcl_cflags", cflags))
+config.substitutions.append(("%rcl_libs", runtime_libs))
+config.substitutions.append(("%rcl_src", src))
+config.substitutions.append(("%rcl_obj", obj))
+config.substitutions.append(("%rcl-info", os.path.join(obj, "runtime", "rcl-info")))
+config.substitutions.append(("%rcl-rewrite", os.path.join(obj, "rewriter", "rcl-rewrite")))
+config.substitutions.append(("%rcl-cc", os.path.join(obj, "rewriter", "rcl-cc")))
+config.substitutions.append(("%rcl-prof", os.path.join(obj, "profiler", "rcl-prof")))
+config.substitutions.append(("%librcl-prof", os.path.join(obj, "profiler", "librcl-prof.so")))
+config.substitutions.append(("FileCheck", config.filecheck))
+config.substitutions.append(("%python", shutil.which("python3") or "python3"))
+
+if config.sanitize:
+    config.available_features.add(config.sanitize + "-sanitizer")
+    config.available_features.add("sanitizer")
+if config.build_tools:
+    config.available_features.add("tools")
+if (os.cpu_count() or 1) >= 2:
+    config.available_features.add("multicore")

@@ -20,6 +20,10 @@ for var in list(config.environment):
     if var.startswith("RCL_"):
         del config.environment[var]
 
+# LLVM's test utilities (FileCheck, not, count) come from the LLVM 19 tools directory.
+llvm_bin = os.path.dirname(config.filecheck)
+config.environment["PATH"] = os.pathsep.join([llvm_bin, os.environ.get("PATH", "/usr/bin:/bin")])
+
 obj = config.rcl_obj_root
 src = config.rcl_src_root
 san = " -fsanitize=%s -fno-omit-frame-pointer" % config.sanitize if config.sanitize else ""

@@ -47,6 +47,8 @@
 extern "C" {
 #endif
 
+#define RCL_API __attribute__((visibility("default")))
+
 /** A critical section: receives the context pointer given to rcl_delegate. */
 typedef int (*rcl_cs_fn)(void *ctx);
 
@@ -78,7 +80,7 @@ typedef int (*rcl_cs_fn)(void *ctx);
  *
  * Returns fn's result. Never fails: a misconfigured runtime falls back to its defaults.
  */
-int rcl_delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx);
+RCL_API int rcl_delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx);
 
 /**
  * rcl_lock_assign - serve *lock on server number `server` (0 <= server < rcl_server_count()).
@@ -90,15 +92,16 @@ int rcl_delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx);
  * would still exclude each other through the mutex itself, but in no defined order).
  * The same mapping can be given by name in RCL_LOCK_SERVERS.
  *
- * Returns 0, or EINVAL when server is out of range (nothing is changed).
+ * Returns 0; EINVAL when server is out of range; ENOMEM when 2048 locks are already assigned
+ * (nothing is changed on error).
  */
-int rcl_lock_assign(pthread_mutex_t *lock, int server);
+RCL_API int rcl_lock_assign(pthread_mutex_t *lock, int server);
 
 /** rcl_lock_server - the server number *lock maps to (explicit assignment, else hash). */
-int rcl_lock_server(const pthread_mutex_t *lock);
+RCL_API int rcl_lock_server(const pthread_mutex_t *lock);
 
 /** rcl_server_count - number of servers of this process (starts the runtime if needed). */
-int rcl_server_count(void);
+RCL_API int rcl_server_count(void);
 
 /** The runtime's mode, from RCL_MODE. */
 enum rcl_mode {
@@ -107,10 +110,10 @@ enum rcl_mode {
 };
 
 /** rcl_mode - the mode this process runs in (starts the runtime if needed). */
-enum rcl_mode rcl_mode(void);
+RCL_API enum rcl_mode rcl_mode(void);
 
 /** rcl_on_server - nonzero when the calling thread is a server thread running a CS. */
-int rcl_on_server(void);
+RCL_API int rcl_on_server(void);
 
 #ifdef __cplusplus
 }

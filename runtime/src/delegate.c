@@ -1,0 +1,366 @@
+/*
+ * delegate.c - the client side: start-up, lock-to-server mapping, rcl_delegate, modes,
+ * nested delegation, thread exit and fork.
+ *
+ * Start-up is lazy: the first rcl_delegate (or any public call) reads the configuration,
+ * places and starts the servers. rt_state is the only word the fast path reads to know the
+ * runtime is up (acquire, pairs with the release store at the end of start-up).
+ *
+ * Fork: the child has none of the parent's server threads. A pthread_atfork child handler
+ * bumps rt_generation and resets rt_state, so the child starts fresh servers on its first
+ * delegated call; each thread's client record carries the generation it registered in and
+ * re-registers when it differs. The parent's structures are left behind in the child (they
+ * may be in use by nothing, so freeing them would be safe, but leaking them is simpler and
+ * bounded by one set per fork).
+ */
+#include "internal.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rcl_runtime rcl_rt;
+__thread struct rcl_server *rcl_self_server;
+
+static _Atomic int rt_state; /* 0 stopped, 2 running */
+static pthread_mutex_t rt_init_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned rt_generation = 1;
+static pthread_key_t client_key;
+static pthread_once_t client_key_once = PTHREAD_ONCE_INIT;
+
+/* ------------------------------------------------------------------ explicit assignments */
+
+/* Open addressing, insert-only (a reassignment updates the value in place). Readers take no
+ * lock: a key is published after its value (release/acquire). nassigned == 0 skips lookups. */
+#define RCL_ASSIGN_SLOTS 4096
+static pthread_mutex_t *_Atomic assign_key[RCL_ASSIGN_SLOTS];
+static _Atomic int assign_server[RCL_ASSIGN_SLOTS];
+static _Atomic int nassigned;
+static pthread_mutex_t assign_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static inline uint64_t hash_ptr(const void *p) {
+    uint64_t x = (uint64_t)(uintptr_t)p >> 3;
+    x *= 0x9E3779B97F4A7C15ull;
+    return x ^ (x >> 29);
+}
+
+static int assigned_server(const pthread_mutex_t *lock) {
+    if (!atomic_load_explicit(&nassigned, memory_order_acquire))
+        return -1;
+    for (uint64_t h = hash_ptr(lock), i = 0; i < RCL_ASSIGN_SLOTS; i++) {
+        size_t slot = (h + i) % RCL_ASSIGN_SLOTS;
+        pthread_mutex_t *k = atomic_load_explicit(&assign_key[slot], memory_order_acquire);
+        if (!k)
+            return -1;
+        if (k == lock)
+            return atomic_load_explicit(&assign_server[slot], memory_order_relaxed);
+    }
+    return -1;
+}
+
+static inline int server_index(const pthread_mutex_t *lock) {
+    if (rcl_rt.nservers == 1)
+        return 0;
+    int s = assigned_server(lock);
+    return s >= 0 ? s : (int)((hash_ptr(lock) >> 32) % (uint64_t)rcl_rt.nservers);
+}
+
+static int assign(pthread_mutex_t *lock, int server) {
+    if (!lock || server < 0 || server >= rcl_rt.nservers)
+        return EINVAL;
+    int ret = ENOMEM;
+    pthread_mutex_lock(&assign_lock);
+    for (uint64_t h = hash_ptr(lock), i = 0; i < RCL_ASSIGN_SLOTS; i++) {
+        size_t slot = (h + i) % RCL_ASSIGN_SLOTS;
+        pthread_mutex_t *k = atomic_load_explicit(&assign_key[slot], memory_order_relaxed);
+        if (k == lock) {
+            atomic_store_explicit(&assign_server[slot], server, memory_order_relaxed);
+            ret = 0;
+            break;
+        }
+        if (!k) {
+            if (atomic_load_explicit(&nassigned, memory_order_relaxed) >= RCL_ASSIGN_SLOTS / 2)
+                break; /* keep probes short: the table is for a few hot locks */
+            atomic_store_explicit(&assign_server[slot], server, memory_order_relaxed);
+            atomic_store_explicit(&assign_key[slot], lock, memory_order_release);
+            atomic_fetch_add_explicit(&nassigned, 1, memory_order_release);
+            ret = 0;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&assign_lock);
+    return ret;
+}
+
+int rcl_lock_assign(pthread_mutex_t *lock, int server) {
+    rcl_runtime_ensure();
+    return assign(lock, server);
+}
+
+int rcl_lock_server(const pthread_mutex_t *lock) {
+    rcl_runtime_ensure();
+    return server_index(lock);
+}
+
+/* RCL_LOCK_SERVERS="cache_lock=0,stats_lock=1": names of global mutexes, found with dlsym. */
+static void assign_by_name(const char *spec) {
+    char buf[4096];
+    if (strlen(spec) >= sizeof buf) {
+        rcl_warn("RCL_LOCK_SERVERS: longer than %zu characters; ignored", sizeof buf - 1);
+        return;
+    }
+    strcpy(buf, spec);
+    char *save = NULL;
+    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(item, '='), *end;
+        long server = eq ? strtol(eq + 1, &end, 10) : -1;
+        if (!eq || eq == item || !eq[1] || *end || server < 0 || server >= rcl_rt.nservers) {
+            rcl_warn("RCL_LOCK_SERVERS: '%s': expected name=server with server from 0 to %d; "
+                     "ignored",
+                     item, rcl_rt.nservers - 1);
+            continue;
+        }
+        *eq = '\0';
+        pthread_mutex_t *lock = dlsym(RTLD_DEFAULT, item);
+        if (!lock) {
+            rcl_warn("RCL_LOCK_SERVERS: no global mutex named '%s' in the dynamic symbol table "
+                     "(link the program with -rdynamic, or call rcl_lock_assign); ignored",
+                     item);
+            continue;
+        }
+        if (assign(lock, (int)server) != 0)
+            rcl_warn("RCL_LOCK_SERVERS: too many assigned locks; '%s' ignored", item);
+    }
+}
+
+/* ------------------------------------------------------------------ clients */
+
+struct rcl_client {
+    unsigned generation;
+    int nservers;
+    struct rcl_mailbox *mbox[];
+};
+
+static __thread struct rcl_client *tls_client;
+
+static void client_exit(void *arg) {
+    struct rcl_client *c = arg;
+    if (c->generation == rt_generation)
+        for (int i = 0; i < c->nservers; i++)
+            if (c->mbox[i])
+                rcl_mailbox_free(c->mbox[i]);
+    if (tls_client == c)
+        tls_client = NULL; /* a later destructor that delegates registers again */
+    free(c);
+}
+
+static void make_client_key(void) {
+    if (pthread_key_create(&client_key, client_exit) != 0)
+        rcl_die("pthread_key_create failed");
+}
+
+static struct rcl_client *client_register(void) {
+    struct rcl_client *c =
+        calloc(1, sizeof *c + sizeof(struct rcl_mailbox *) * (size_t)rcl_rt.nservers);
+    if (!c)
+        rcl_die("out of memory registering a client thread");
+    c->generation = rt_generation;
+    c->nservers = rcl_rt.nservers;
+    pthread_once(&client_key_once, make_client_key);
+    pthread_setspecific(client_key, c); /* an old record (pre-fork) is simply dropped */
+    tls_client = c;
+    if (!rcl_self_server)
+        rcl_placement_client_register(&rcl_rt.pl);
+    return c;
+}
+
+static inline struct rcl_mailbox *client_mailbox(struct rcl_server *s) {
+    struct rcl_client *c = tls_client;
+    if (__builtin_expect(!c || c->generation != rt_generation, 0))
+        c = client_register();
+    struct rcl_mailbox *mb = c->mbox[s->index];
+    if (__builtin_expect(!mb, 0))
+        mb = c->mbox[s->index] = rcl_mailbox_alloc(s);
+    return mb;
+}
+
+static inline void post(struct rcl_server *s, struct rcl_mailbox *mb, pthread_mutex_t *lock,
+                        rcl_cs_fn fn, void *ctx) {
+    mb->lock = lock;
+    mb->ctx = ctx;
+    atomic_store_explicit(&mb->fn, fn, memory_order_release); /* pairs: scan() acquire */
+    rcl_server_kick(s);
+}
+
+/* Spin for about the cost of a futex wake-up, then park (server.c, "Waking a parked client"). */
+static void client_wait(struct rcl_mailbox *mb) {
+    for (unsigned i = 1;; i++) {
+        if (!atomic_load_explicit(&mb->fn, memory_order_acquire)) /* pairs: answer() release */
+            return;
+        rcl_cpu_relax();
+        if (i == 64) {
+            const uint64_t deadline = rcl_now_ns() + rcl_rt.cfg.spin_ns;
+            for (;;) {
+                for (int k = 0; k < 64; k++) {
+                    if (!atomic_load_explicit(&mb->fn, memory_order_acquire))
+                        return;
+                    rcl_cpu_relax();
+                }
+                if (rcl_now_ns() >= deadline)
+                    break;
+            }
+            break;
+        }
+    }
+    for (;;) {
+        atomic_store_explicit(&mb->parked, 1, memory_order_relaxed);
+        atomic_thread_fence(memory_order_seq_cst); /* D1: pairs with D2 in wake_parked */
+        if (!atomic_load_explicit(&mb->fn, memory_order_acquire))
+            break;
+        rcl_futex_wait(&mb->parked, 1, 0);
+        if (!atomic_load_explicit(&mb->fn, memory_order_acquire))
+            break;
+    }
+    atomic_store_explicit(&mb->parked, 0, memory_order_relaxed);
+}
+
+/* A server thread is about to wait on server `to`: refuse to close a cycle. */
+static void nested_wait_begin(struct rcl_server *self, struct rcl_server *to) {
+    atomic_store_explicit(&self->waiting_on, to, memory_order_seq_cst);
+    struct rcl_server *p = to;
+    for (int steps = 0; p && steps <= rcl_rt.nservers; steps++) {
+        if (p == self)
+            rcl_die("deadlock: server %d waits on server %d, which (through nested delegation) "
+                    "waits on server %d. Nested delegation must not form a cycle between "
+                    "servers: assign these locks to one server (rcl_lock_assign or "
+                    "RCL_LOCK_SERVERS) or restructure the nesting",
+                    self->index, to->index, self->index);
+        p = atomic_load_explicit(&p->waiting_on, memory_order_seq_cst);
+    }
+}
+
+static int delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, uint64_t *cs_ns) {
+    if (rcl_rt.cfg.mode == RCL_MODE_LOCAL) {
+        pthread_mutex_lock(lock);
+        int r = fn(ctx);
+        pthread_mutex_unlock(lock);
+        return r;
+    }
+    struct rcl_server *s = &rcl_rt.servers[server_index(lock)];
+    struct rcl_server *self = rcl_self_server;
+    if (self) {
+        if (self == s)
+            return rcl_server_run_nested(s, lock, fn, ctx);
+        nested_wait_begin(self, s);
+    }
+    struct rcl_mailbox *mb = client_mailbox(s);
+    post(s, mb, lock, fn, ctx);
+    client_wait(mb);
+    if (self)
+        atomic_store_explicit(&self->waiting_on, NULL, memory_order_release);
+    if (cs_ns)
+        *cs_ns = mb->cs_ns;
+    return mb->ret;
+}
+
+__attribute__((noinline)) int rcl_delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {
+    rcl_runtime_ensure();
+    if (__builtin_expect(rcl_rt.prof_begin != NULL, 0)) {
+        const void *site = __builtin_return_address(0);
+        uint64_t cs_ns = 0;
+        rcl_rt.prof_begin(lock, site);
+        int r = delegate(lock, fn, ctx, &cs_ns);
+        rcl_rt.prof_end(lock, site, cs_ns);
+        return r;
+    }
+    return delegate(lock, fn, ctx, NULL);
+}
+
+/* ------------------------------------------------------------------ start-up, fork */
+
+static void after_fork_child(void) {
+    /* Only the forking thread exists: no server, and rt_init_lock may have been held. */
+    pthread_mutex_init(&rt_init_lock, NULL);
+    rt_generation++;
+    rcl_self_server = NULL;
+    tls_client = NULL;
+    atomic_store_explicit(&rt_state, 0, memory_order_relaxed);
+}
+
+static void runtime_start(void) {
+    static bool atfork_registered;
+    if (!atfork_registered) {
+        pthread_atfork(NULL, NULL, after_fork_child);
+        atfork_registered = true;
+        rcl_config_load(&rcl_rt.cfg);
+        rcl_placement_init(&rcl_rt.pl, &rcl_rt.cfg);
+        rcl_rt.prof_begin = (rcl_prof_cs_begin_fn)dlsym(RTLD_DEFAULT, RCL_PROF_CS_BEGIN_SYMBOL);
+        rcl_rt.prof_end = (rcl_prof_cs_end_fn)dlsym(RTLD_DEFAULT, RCL_PROF_CS_END_SYMBOL);
+        if (!rcl_rt.prof_begin || !rcl_rt.prof_end)
+            rcl_rt.prof_begin = NULL, rcl_rt.prof_end = NULL;
+    }
+    /* (after a fork the configuration and placement are inherited as they were) */
+    rcl_rt.nservers = rcl_rt.pl.nservers;
+    size_t bytes = sizeof(struct rcl_server) * (size_t)rcl_rt.nservers;
+    if (posix_memalign((void **)&rcl_rt.servers, RCL_CACHE_LINE, bytes) != 0)
+        rcl_die("out of memory starting %d servers", rcl_rt.nservers);
+    for (int i = 0; i < rcl_rt.nservers; i++)
+        rcl_server_init(&rcl_rt.servers[i], i, rcl_rt.pl.server_cpus[i]);
+    if (rcl_rt.cfg.mode == RCL_MODE_DELEGATE)
+        for (int i = 0; i < rcl_rt.nservers; i++)
+            rcl_server_start(&rcl_rt.servers[i]);
+    if (rcl_rt.cfg.lock_servers && rt_generation == 1)
+        assign_by_name(rcl_rt.cfg.lock_servers);
+}
+
+void rcl_runtime_ensure(void) {
+    if (__builtin_expect(atomic_load_explicit(&rt_state, memory_order_acquire) == 2, 1))
+        return;
+    pthread_mutex_lock(&rt_init_lock);
+    if (atomic_load_explicit(&rt_state, memory_order_relaxed) != 2) {
+        runtime_start();
+        atomic_store_explicit(&rt_state, 2, memory_order_release); /* pairs: the load above */
+    }
+    pthread_mutex_unlock(&rt_init_lock);
+}
+
+int rcl_server_count(void) {
+    rcl_runtime_ensure();
+    return rcl_rt.nservers;
+}
+
+enum rcl_mode rcl_mode(void) {
+    rcl_runtime_ensure();
+    return rcl_rt.cfg.mode;
+}
+
+int rcl_on_server(void) { return rcl_self_server != NULL; }
+
+/* ------------------------------------------------------------------ benchmark interface */
+
+struct rcl_server *rcl__server(int index) {
+    rcl_runtime_ensure();
+    return index >= 0 && index < rcl_rt.nservers ? &rcl_rt.servers[index] : NULL;
+}
+
+struct rcl_mailbox *rcl__mailbox_open(int server) {
+    struct rcl_server *s = rcl__server(server);
+    return s ? rcl_mailbox_alloc(s) : NULL;
+}
+
+/* lock must map to the server the mailbox was opened on. */
+void rcl__mailbox_post(struct rcl_mailbox *mb, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {
+    post(&rcl_rt.servers[server_index(lock)], mb, lock, fn, ctx);
+}
+
+bool rcl__mailbox_answered(struct rcl_mailbox *mb) {
+    return atomic_load_explicit(&mb->fn, memory_order_acquire) == NULL;
+}
+
+void rcl__mailbox_close(struct rcl_mailbox *mb) { rcl_mailbox_free(mb); }
+
+unsigned rcl__server_slots(struct rcl_server *s) {
+    return atomic_load_explicit(&s->nslots, memory_order_relaxed);
+}

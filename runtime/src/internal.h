@@ -1,0 +1,181 @@
+/*
+ * internal.h - data structures shared by the runtime's files. Not installed.
+ *
+ * config.c     reads the environment once into struct rcl_config (with one-line warnings).
+ * placement.c  asks hwloc for core kinds and NUMA nodes and chooses the server CPUs.
+ * mailbox.c    mailbox slots: allocation per (client thread, server), reuse on thread exit.
+ * server.c     the server loop: scan, run, answer, park (its design comment explains the
+ *              mailbox protocol).
+ * delegate.c   start-up, lock-to-server mapping, the client side of rcl_delegate, modes,
+ *              nesting, fork.
+ */
+#ifndef RCL_INTERNAL_H
+#define RCL_INTERNAL_H
+
+#include "arch.h"
+
+#include <rcl/prof_hooks.h>
+#include <rcl/rcl.h>
+
+#include <hwloc.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RCL_HIDDEN __attribute__((visibility("hidden")))
+
+/* ------------------------------------------------------------------ configuration */
+
+#define RCL_MAX_SERVERS 256
+
+enum rcl_client_affinity { RCL_AFFINITY_AUTO, RCL_AFFINITY_EXCLUDE, RCL_AFFINITY_ANY };
+
+struct rcl_config {
+    enum rcl_mode mode;
+    int nservers;
+    int nserver_cpus;          /* 0: choose with placement.c */
+    int server_cpus[RCL_MAX_SERVERS];
+    const char *cpu_kinds;     /* RCL_CPU_KINDS as given, validated by placement.c */
+    const char *lock_servers;  /* RCL_LOCK_SERVERS as given, resolved by delegate.c */
+    enum rcl_client_affinity client_affinity;
+    uint64_t spin_ns;          /* client spin before parking */
+    uint64_t server_spin_ns;   /* idle server spin before parking */
+};
+
+/* Parse the environment into *cfg. Malformed values print one line on stderr and keep the
+ * default. Never fails. */
+RCL_HIDDEN void rcl_config_load(struct rcl_config *cfg);
+
+/* Print "rcl: <fmt>\n" on stderr in one write. */
+RCL_HIDDEN void rcl_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+RCL_HIDDEN _Noreturn void rcl_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ------------------------------------------------------------------ placement */
+
+struct rcl_kind_desc {
+    int efficiency;            /* hwloc's rank: higher is faster; -1 unknown */
+    char name[32];             /* CoreType info, declared name, or "kind<N>" */
+    char cpus[256];            /* list string, e.g. "0-3,8" */
+};
+
+struct rcl_placement {
+    hwloc_topology_t topo;     /* NULL when hwloc failed: servers are not pinned */
+    int nservers;
+    int server_cpus[RCL_MAX_SERVERS]; /* OS index of the PU each server is pinned to; -1 none */
+    cpu_set_t allowed;         /* PUs this process may use */
+    cpu_set_t client_set;      /* allowed minus server PUs: where clients go when excluded */
+    bool exclude_clients;
+    int ncores, npus, nnuma;
+    int nkinds;
+    bool kinds_declared;       /* kinds come from RCL_CPU_KINDS */
+    struct rcl_kind_desc kinds[8];
+    char why[160];             /* how the server CPUs were chosen, for rcl-info */
+};
+
+/* Discover the topology and choose nservers server CPUs per cfg. Never fails: without hwloc
+ * the servers run unpinned and the reason is in pl->why. */
+RCL_HIDDEN void rcl_placement_init(struct rcl_placement *pl, const struct rcl_config *cfg);
+/* Bind the calling thread to one PU (OS index). Returns 0 or -1. */
+RCL_HIDDEN int rcl_placement_bind_self(const struct rcl_placement *pl, int cpu);
+/* Keep the calling (client) thread off the server cores when so configured and when the
+ * thread's affinity was not chosen by the program itself. */
+RCL_HIDDEN void rcl_placement_client_register(const struct rcl_placement *pl);
+
+/* ------------------------------------------------------------------ mailboxes */
+
+/*
+ * One request slot: exactly one cache line, owned by one (client thread, server) pair.
+ * Field ownership is explained at the top of server.c.
+ */
+struct rcl_mailbox {
+    _Atomic(rcl_cs_fn) fn;     /* client: posts (release); server: clears on answer (release) */
+    void *ctx;                 /* client, before posting */
+    pthread_mutex_t *lock;     /* client, before posting */
+    int ret;                   /* server, before clearing fn */
+    _Atomic uint32_t parked;   /* client: 1 before futex-waiting; server: 0 and wake */
+    uint64_t cs_ns;            /* server, before clearing fn, when profiling */
+    _Atomic uint32_t in_use;   /* slot allocated to a client (registration lock) */
+} __attribute__((aligned(RCL_CACHE_LINE)));
+
+_Static_assert(sizeof(struct rcl_mailbox) == RCL_CACHE_LINE, "a mailbox is one cache line");
+
+#define RCL_CHUNK_SLOTS 64
+
+/* Slots come in chunks that are never freed while the process lives, so a server may read a
+ * slot whose client has gone; slots are reused by later threads. */
+struct rcl_chunk {
+    struct rcl_mailbox slot[RCL_CHUNK_SLOTS];
+    struct rcl_chunk *_Atomic next;
+};
+
+/* ------------------------------------------------------------------ servers */
+
+#define RCL_MAX_HELD 16
+#define RCL_MAX_NEST 16
+
+struct rcl_server {
+    /* read-mostly by clients and the server */
+    int index;
+    int cpu;                   /* PU it is pinned to, -1 unpinned */
+    struct rcl_chunk *chunks;  /* first chunk; the list only grows */
+    _Atomic uint32_t nslots;   /* slots [0, nslots) may be in use: the server scans those */
+    pthread_mutex_t reg_lock;  /* slot allocation and chunk growth */
+    pthread_t thread;
+
+    /* written by the server when it parks, by a posting client when it wakes it */
+    _Atomic uint32_t sleeping __attribute__((aligned(RCL_CACHE_LINE)));
+
+    /* nested delegation: the server this one is waiting on (cycle detection) */
+    struct rcl_server *_Atomic waiting_on __attribute__((aligned(RCL_CACHE_LINE)));
+
+    /* private to the server thread */
+    pthread_mutex_t *held[RCL_MAX_HELD]; /* mutexes taken for this pass */
+    int nheld;
+    pthread_mutex_t *active[RCL_MAX_NEST]; /* locks whose CS is running, outermost first */
+    int nactive;
+    uint64_t served;           /* statistics: requests answered */
+    uint64_t parks;            /* statistics: times parked */
+} __attribute__((aligned(RCL_CACHE_LINE)));
+
+RCL_HIDDEN void rcl_server_init(struct rcl_server *s, int index, int cpu);
+RCL_HIDDEN void rcl_server_start(struct rcl_server *s);
+/* Wake s if it parked; called by a client after it posted (pairs with the server's park). */
+RCL_HIDDEN void rcl_server_kick(struct rcl_server *s);
+/* Run fn inline on the calling server thread (nested delegation to the same server). */
+RCL_HIDDEN int rcl_server_run_nested(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn,
+                                     void *ctx);
+
+RCL_HIDDEN struct rcl_mailbox *rcl_mailbox_alloc(struct rcl_server *s);
+RCL_HIDDEN void rcl_mailbox_free(struct rcl_mailbox *mb);
+
+/* ------------------------------------------------------------------ the runtime */
+
+struct rcl_runtime {
+    struct rcl_config cfg;
+    struct rcl_placement pl;
+    int nservers;
+    struct rcl_server *servers;
+    rcl_prof_cs_begin_fn prof_begin; /* profiler hooks, NULL unless preloaded */
+    rcl_prof_cs_end_fn prof_end;
+};
+
+extern RCL_HIDDEN struct rcl_runtime rcl_rt;
+extern RCL_HIDDEN __thread struct rcl_server *rcl_self_server; /* non-NULL on server threads */
+
+/* Start the runtime if it is not running (idempotent, thread-safe, fork-aware). */
+RCL_HIDDEN void rcl_runtime_ensure(void);
+
+/* Internal asynchronous interface, used by the server-capacity benchmark: one thread owns
+ * several mailboxes of one server and keeps them all full. */
+RCL_HIDDEN struct rcl_mailbox *rcl__mailbox_open(int server);
+RCL_HIDDEN void rcl__mailbox_post(struct rcl_mailbox *mb, pthread_mutex_t *lock, rcl_cs_fn fn,
+                                  void *ctx);
+RCL_HIDDEN bool rcl__mailbox_answered(struct rcl_mailbox *mb);
+RCL_HIDDEN void rcl__mailbox_close(struct rcl_mailbox *mb);
+RCL_HIDDEN struct rcl_server *rcl__server(int index);
+RCL_HIDDEN unsigned rcl__server_slots(struct rcl_server *s);
+
+#endif /* RCL_INTERNAL_H */

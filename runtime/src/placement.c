@@ -1,0 +1,256 @@
+/*
+ * placement.c - where the servers run.
+ *
+ * Policy (ARCHITECTURE.md, decision 6):
+ *  1. Core kinds come from hwloc (hwloc_cpukinds_*: kinds are ranked by efficiency, the last
+ *     one is the fastest), or from RCL_CPU_KINDS, which declares them so that a symmetric
+ *     machine can emulate big/little ("little=0-5;big=6-7", least efficient first).
+ *  2. Servers go on cores of the fastest kind, one PU per core (never two servers on SMT
+ *     siblings while whole cores are free), spread round-robin over the NUMA nodes that have
+ *     such cores, highest-numbered core first (low-numbered cores are where the OS and most
+ *     programs put their first threads).
+ *  3. RCL_SERVER_CPUS overrides the choice; every listed CPU must exist and be allowed.
+ *  4. Clients: when at least one allowed PU remains once the servers are placed, a client
+ *     thread whose affinity is still the whole process mask is moved off the server PUs when
+ *     it registers (RCL_CLIENT_AFFINITY=auto|exclude); a thread the program pinned itself is
+ *     left alone. RCL_CLIENT_AFFINITY=any never touches client affinity.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* RCL_CPU_KINDS="little=0-5;big=6-7": returns the number of kinds declared, 0 if malformed. */
+static int parse_declared_kinds(struct rcl_placement *pl, const char *spec, hwloc_bitmap_t *sets,
+                                hwloc_const_bitmap_t complete) {
+    char buf[1024];
+    if (strlen(spec) >= sizeof buf)
+        return 0;
+    strcpy(buf, spec);
+    int n = 0;
+    char *save = NULL;
+    for (char *item = strtok_r(buf, ";", &save); item; item = strtok_r(NULL, ";", &save)) {
+        char *eq = strchr(item, '=');
+        if (!eq || eq == item || n == 8 || (size_t)(eq - item) >= sizeof pl->kinds[0].name)
+            return 0;
+        *eq = '\0';
+        hwloc_bitmap_t set = hwloc_bitmap_alloc();
+        if (hwloc_bitmap_list_sscanf(set, eq + 1) < 0 || hwloc_bitmap_iszero(set) ||
+            !hwloc_bitmap_isincluded(set, complete)) {
+            hwloc_bitmap_free(set);
+            return 0;
+        }
+        for (int k = 0; k < n; k++)
+            if (hwloc_bitmap_intersects(sets[k], set)) {
+                hwloc_bitmap_free(set);
+                return 0;
+            }
+        sets[n] = set;
+        snprintf(pl->kinds[n].name, sizeof pl->kinds[n].name, "%s", item);
+        pl->kinds[n].efficiency = n;
+        n++;
+    }
+    return n;
+}
+
+static void load_kinds(struct rcl_placement *pl, const struct rcl_config *cfg,
+                       hwloc_bitmap_t *sets) {
+    hwloc_const_bitmap_t complete = hwloc_topology_get_complete_cpuset(pl->topo);
+    pl->nkinds = 0;
+    if (cfg->cpu_kinds) {
+        pl->nkinds = parse_declared_kinds(pl, cfg->cpu_kinds, sets, complete);
+        pl->kinds_declared = pl->nkinds > 0;
+        if (!pl->nkinds) {
+            for (int k = 0; k < 8 && sets[k]; k++) {
+                hwloc_bitmap_free(sets[k]);
+                sets[k] = NULL;
+            }
+            rcl_warn("RCL_CPU_KINDS=%s: expected 'name=cpulist;name=cpulist' with existing, "
+                     "disjoint CPUs, least efficient kind first (e.g. 'little=0-5;big=6-7'); "
+                     "using the kinds hwloc detects",
+                     cfg->cpu_kinds);
+        }
+    }
+    if (!pl->nkinds) {
+        int nr = hwloc_cpukinds_get_nr(pl->topo, 0);
+        bool ranked = true;
+        for (int k = 0; k < nr && k < 8; k++) {
+            sets[k] = hwloc_bitmap_alloc();
+            int eff = -1;
+            unsigned ninfos = 0;
+            struct hwloc_info_s *infos = NULL;
+            hwloc_cpukinds_get_info(pl->topo, (unsigned)k, sets[k], &eff, &ninfos, &infos, 0);
+            pl->kinds[k].efficiency = eff;
+            snprintf(pl->kinds[k].name, sizeof pl->kinds[k].name, "kind%d", k);
+            for (unsigned i = 0; i < ninfos; i++)
+                if (!strcmp(infos[i].name, "CoreType"))
+                    snprintf(pl->kinds[k].name, sizeof pl->kinds[k].name, "%s", infos[i].value);
+            if (eff < 0)
+                ranked = false;
+            pl->nkinds++;
+        }
+        if (!ranked && pl->nkinds > 1) {
+            /* hwloc could not rank the kinds: treat the machine as symmetric. */
+            for (int k = 1; k < pl->nkinds; k++) {
+                hwloc_bitmap_or(sets[0], sets[0], sets[k]);
+                hwloc_bitmap_free(sets[k]);
+                sets[k] = NULL;
+            }
+            pl->nkinds = 1;
+            snprintf(pl->kinds[0].name, sizeof pl->kinds[0].name, "unranked");
+        }
+    }
+    if (!pl->nkinds) { /* no kind information at all: one kind, every PU */
+        sets[0] = hwloc_bitmap_dup(complete);
+        pl->nkinds = 1;
+        pl->kinds[0].efficiency = 0;
+        snprintf(pl->kinds[0].name, sizeof pl->kinds[0].name, "default");
+    }
+    for (int k = 0; k < pl->nkinds; k++)
+        hwloc_bitmap_list_snprintf(pl->kinds[k].cpus, sizeof pl->kinds[k].cpus, sets[k]);
+}
+
+static bool cpu_allowed(const struct rcl_placement *pl, int cpu) {
+    return cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, &pl->allowed);
+}
+
+/* Choose servers on the fastest kind: round-robin over NUMA nodes, highest core first. */
+static void choose_automatic(struct rcl_placement *pl, hwloc_bitmap_t *sets) {
+    int cand[CPU_SETSIZE], node_of[CPU_SETSIZE], ncand = 0;
+    hwloc_bitmap_t best = sets[pl->nkinds - 1];
+    int ncores = hwloc_get_nbobjs_by_type(pl->topo, HWLOC_OBJ_CORE);
+    for (int i = ncores - 1; i >= 0 && ncand < CPU_SETSIZE; i--) {
+        hwloc_obj_t core = hwloc_get_obj_by_type(pl->topo, HWLOC_OBJ_CORE, (unsigned)i);
+        int pu = -1;
+        unsigned id;
+        hwloc_bitmap_foreach_begin(id, core->cpuset) {
+            if (pu < 0 && hwloc_bitmap_isset(best, id) && cpu_allowed(pl, (int)id))
+                pu = (int)id;
+        }
+        hwloc_bitmap_foreach_end();
+        if (pu < 0)
+            continue;
+        hwloc_obj_t pu_obj = hwloc_get_pu_obj_by_os_index(pl->topo, (unsigned)pu);
+        node_of[ncand] = pu_obj && pu_obj->nodeset ? hwloc_bitmap_first(pu_obj->nodeset) : 0;
+        cand[ncand++] = pu;
+    }
+    if (ncand == 0) { /* the fastest kind is not allowed to us: use any allowed PU */
+        for (int c = CPU_SETSIZE - 1; c >= 0 && ncand < CPU_SETSIZE; c--)
+            if (CPU_ISSET(c, &pl->allowed)) {
+                node_of[ncand] = 0;
+                cand[ncand++] = c;
+            }
+    }
+    /* Round-robin over nodes: repeatedly take the first unused candidate of each node. */
+    bool used[CPU_SETSIZE] = {false};
+    int placed = 0;
+    while (placed < pl->nservers) {
+        bool progress = false;
+        int seen_nodes[CPU_SETSIZE], nseen = 0;
+        for (int i = 0; i < ncand && placed < pl->nservers; i++) {
+            if (used[i])
+                continue;
+            bool node_done = false;
+            for (int j = 0; j < nseen; j++)
+                node_done |= seen_nodes[j] == node_of[i];
+            if (node_done)
+                continue;
+            seen_nodes[nseen++] = node_of[i];
+            used[i] = true;
+            pl->server_cpus[placed++] = cand[i];
+            progress = true;
+        }
+        if (!progress)
+            break;
+    }
+    if (placed < pl->nservers) {
+        rcl_warn("RCL_SERVERS=%d: only %d suitable cores; servers share cores", pl->nservers,
+                 ncand);
+        for (int i = placed; i < pl->nservers; i++)
+            pl->server_cpus[i] = cand[i % ncand];
+    }
+    snprintf(pl->why, sizeof pl->why, "fastest core kind '%s' (%s), one PU per core, highest first",
+             pl->kinds[pl->nkinds - 1].name, pl->kinds[pl->nkinds - 1].cpus);
+}
+
+void rcl_placement_init(struct rcl_placement *pl, const struct rcl_config *cfg) {
+    memset(pl, 0, sizeof *pl);
+    pl->nservers = cfg->nservers;
+    for (int i = 0; i < RCL_MAX_SERVERS; i++)
+        pl->server_cpus[i] = -1;
+    if (sched_getaffinity(0, sizeof pl->allowed, &pl->allowed) != 0)
+        CPU_ZERO(&pl->allowed);
+
+    if (hwloc_topology_init(&pl->topo) != 0 || hwloc_topology_load(pl->topo) != 0) {
+        if (pl->topo)
+            hwloc_topology_destroy(pl->topo);
+        pl->topo = NULL;
+        snprintf(pl->why, sizeof pl->why, "hwloc could not load the topology: servers unpinned");
+        rcl_warn("%s", pl->why);
+        return;
+    }
+    pl->ncores = hwloc_get_nbobjs_by_type(pl->topo, HWLOC_OBJ_CORE);
+    pl->npus = hwloc_get_nbobjs_by_type(pl->topo, HWLOC_OBJ_PU);
+    pl->nnuma = hwloc_get_nbobjs_by_type(pl->topo, HWLOC_OBJ_NUMANODE);
+
+    hwloc_bitmap_t sets[8] = {NULL};
+    load_kinds(pl, cfg, sets);
+
+    bool explicit_ok = cfg->nserver_cpus > 0;
+    for (int i = 0; i < cfg->nserver_cpus; i++)
+        if (!cpu_allowed(pl, cfg->server_cpus[i])) {
+            char allowed[256];
+            hwloc_bitmap_t a = hwloc_bitmap_alloc();
+            for (int c = 0; c < CPU_SETSIZE; c++)
+                if (CPU_ISSET(c, &pl->allowed))
+                    hwloc_bitmap_set(a, (unsigned)c);
+            hwloc_bitmap_list_snprintf(allowed, sizeof allowed, a);
+            hwloc_bitmap_free(a);
+            rcl_warn("RCL_SERVER_CPUS: CPU %d does not exist or is not allowed to this process "
+                     "(allowed: %s); choosing server CPUs from the topology",
+                     cfg->server_cpus[i], allowed);
+            explicit_ok = false;
+            break;
+        }
+    if (explicit_ok) {
+        for (int i = 0; i < cfg->nserver_cpus; i++)
+            pl->server_cpus[i] = cfg->server_cpus[i];
+        snprintf(pl->why, sizeof pl->why, "RCL_SERVER_CPUS");
+    } else {
+        choose_automatic(pl, sets);
+    }
+    for (int k = 0; k < 8; k++)
+        if (sets[k])
+            hwloc_bitmap_free(sets[k]);
+
+    pl->client_set = pl->allowed;
+    for (int i = 0; i < pl->nservers; i++)
+        if (pl->server_cpus[i] >= 0)
+            CPU_CLR(pl->server_cpus[i], &pl->client_set);
+    bool room = CPU_COUNT(&pl->client_set) >= 1;
+    pl->exclude_clients = cfg->client_affinity != RCL_AFFINITY_ANY && room;
+    if (cfg->client_affinity == RCL_AFFINITY_EXCLUDE && !room)
+        rcl_warn("RCL_CLIENT_AFFINITY=exclude: the servers use every allowed CPU; clients are "
+                 "not moved");
+}
+
+int rcl_placement_bind_self(const struct rcl_placement *pl, int cpu) {
+    (void)pl;
+    if (cpu < 0 || cpu >= CPU_SETSIZE)
+        return -1;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0 ? 0 : -1;
+}
+
+void rcl_placement_client_register(const struct rcl_placement *pl) {
+    if (!pl->exclude_clients)
+        return;
+    cpu_set_t cur;
+    if (pthread_getaffinity_np(pthread_self(), sizeof cur, &cur) != 0)
+        return;
+    if (!CPU_EQUAL(&cur, &pl->allowed))
+        return; /* the program chose this thread's CPUs: respect that */
+    pthread_setaffinity_np(pthread_self(), sizeof pl->client_set, &pl->client_set);
+}

@@ -1,0 +1,310 @@
+/*
+ * server.c - the server loop and the mailbox protocol.
+ *
+ * ==========================================================================================
+ * THE MAILBOX PROTOCOL
+ * ==========================================================================================
+ *
+ * Each client thread owns one mailbox (struct rcl_mailbox, one 64-byte cache line) per server
+ * it has delegated to. A server scans the mailboxes [0, nslots) of its chunk list in order.
+ *
+ * Fields and their single writers:
+ *
+ *   field    written by   when                                   ordering
+ *   -------  -----------  -------------------------------------  ----------------------------
+ *   lock,ctx client       while fn == NULL                       plain; published by fn
+ *   fn       client       post: NULL -> cs function              release (pairs with the
+ *                                                                server's acquire load)
+ *   fn       server       answer: cs function -> NULL            release (pairs with the
+ *                                                                client's acquire load)
+ *   ret,     server       while fn != NULL, before the answer    plain; published by fn
+ *   cs_ns
+ *   parked   client       0 -> 1 before it futex-waits           then a seq_cst fence (D1)
+ *   parked   server/      1 -> 0 to wake (server, after D2);     relaxed
+ *            client       1 -> 0 when it stops waiting (client)
+ *   in_use   allocator    under the server's reg_lock             release/acquire
+ *
+ * Hence: only the client moves fn away from NULL, only the server moves it back, so each
+ * request is run exactly once and its context is never touched by the server after the
+ * answer (the client may reuse its stack frame as soon as it sees fn == NULL). No atomic
+ * read-modify-write is executed per request on the server: one acquire load to find the
+ * request, the call, two plain stores and one release store to answer. x86 compiles acquire
+ * loads and release stores to plain moves.
+ *
+ * Mutual exclusion with local critical sections (mixed mode). The server runs a request only
+ * while it holds the request's pthread mutex. It takes each mutex with pthread_mutex_trylock
+ * the first time a pass (one scan over the mailboxes) meets it, keeps it for the rest of the
+ * pass (a "batch": later requests for the same lock in the pass cost no atomic operation),
+ * and releases every mutex it took at the end of the pass. If trylock fails, a thread holds
+ * the mutex locally: the request stays posted and is retried on a later pass; other requests
+ * go on. The server never blocks on a mutex in its top-level loop, so a local holder that
+ * itself delegates to this server cannot deadlock with it. A local critical section waiting in
+ * pthread_mutex_lock gets the mutex at the latest at the end of the current pass.
+ *
+ * Waking a parked client (Dekker pair, no lost wake-up):
+ *   client: parked = 1; fence(seq_cst) [D1]; if fn == NULL: done, else futex_wait(parked, 1)
+ *   server: fn = NULL (answer); ... end of pass: fence(seq_cst) [D2]; if parked: parked = 0,
+ *           futex_wake(parked)
+ * With both fences, either the client sees fn == NULL and does not sleep, or the server sees
+ * parked == 1 and wakes it (futex_wait returns at once if parked was already reset to 0).
+ * The fence is paid once per pass that answered something, not once per request.
+ *
+ * Parking an idle server (second Dekker pair):
+ *   server: sleeping = 1; fence(seq_cst); re-scan: any request not seen before? then
+ *           sleeping = 0 and serve; else futex_wait(sleeping, 1)
+ *   client: fn = cs (release); fence(seq_cst); if sleeping: exchange(sleeping, 0) and
+ *           futex_wake(sleeping)
+ * A server whose only pending requests are blocked by local holders parks with a timeout
+ * (50 us doubling to 1 ms) so that it retries their mutexes without burning its core.
+ *
+ * Nested delegation. A critical section running on server S that delegates lock L:
+ *   - L maps to S: runs inline (rcl_server_run_nested), taking L's mutex if this pass does
+ *     not hold it yet. If L's critical section is already on this server's stack, the program
+ *     would self-deadlock with plain mutexes: abort with a message.
+ *   - L maps to T != S: S becomes T's client and waits. Deadlock-freedom rule: the
+ *     "waits on" relation between servers must stay acyclic. S publishes waiting_on = T
+ *     (seq_cst) and then follows T's chain; whichever server closes a cycle sees it and the
+ *     process aborts with a message naming the servers, instead of hanging.
+ * ==========================================================================================
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RCL_ANSWERED_MAX 64
+
+struct pass {
+    unsigned served;
+    unsigned blocked;      /* requests seen but skipped because a local holder had the mutex */
+    unsigned nanswered;
+    bool answered_overflow;
+    struct rcl_mailbox *answered[RCL_ANSWERED_MAX];
+};
+
+static void release_held(struct rcl_server *s) {
+    for (int i = 0; i < s->nheld; i++)
+        pthread_mutex_unlock(s->held[i]);
+    s->nheld = 0;
+}
+
+static bool holds(const struct rcl_server *s, const pthread_mutex_t *lock) {
+    for (int i = 0; i < s->nheld; i++)
+        if (s->held[i] == lock)
+            return true;
+    return false;
+}
+
+/* Try to take lock for the rest of this pass. false: a local holder has it. */
+static bool try_take(struct rcl_server *s, pthread_mutex_t *lock) {
+    if (holds(s, lock))
+        return true;
+    if (s->nheld == RCL_MAX_HELD) {
+        if (s->nactive > 0)
+            return false; /* cannot drop locks under a running CS: retry on the next pass */
+        release_held(s);
+    }
+    int err = pthread_mutex_trylock(lock);
+    if (err == EBUSY || err == EAGAIN)
+        return false;
+    if (err == EOWNERDEAD) /* robust mutex whose owner died: we own it now, as lock() would */
+        pthread_mutex_consistent(lock);
+    else if (err != 0)
+        rcl_die("server %d: pthread_mutex_trylock(%p) failed: %s", s->index, (void *)lock,
+                strerror(err));
+    s->held[s->nheld++] = lock;
+    return true;
+}
+
+static int run_cs(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {
+    if (s->nactive == RCL_MAX_NEST)
+        rcl_die("server %d: critical sections nested more than %d deep", s->index, RCL_MAX_NEST);
+    s->active[s->nactive++] = lock;
+    int r = fn(ctx);
+    s->nactive--;
+    return r;
+}
+
+int rcl_server_run_nested(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {
+    for (int i = 0; i < s->nactive; i++)
+        if (s->active[i] == lock)
+            rcl_die("rcl_delegate: a critical section of lock %p delegates another critical "
+                    "section of the same lock (this self-deadlocks with a plain mutex)",
+                    (void *)lock);
+    if (!holds(s, lock)) {
+        if (!try_take(s, lock)) {
+            /* A local holder has it (or the held set is full under a running CS): wait for it.
+             * This blocks the server; see docs/runtime.md "Nested delegation". */
+            int err = pthread_mutex_lock(lock);
+            if (err)
+                rcl_die("server %d: pthread_mutex_lock(%p) failed: %s", s->index, (void *)lock,
+                        strerror(err));
+            int r = run_cs(s, lock, fn, ctx);
+            pthread_mutex_unlock(lock);
+            return r;
+        }
+    }
+    return run_cs(s, lock, fn, ctx);
+}
+
+static inline void answer(struct pass *p, struct rcl_mailbox *mb, int r, uint64_t cs_ns) {
+    mb->ret = r;
+    mb->cs_ns = cs_ns;
+    atomic_store_explicit(&mb->fn, NULL, memory_order_release); /* pairs: client_wait acquire */
+    if (p->nanswered < RCL_ANSWERED_MAX)
+        p->answered[p->nanswered++] = mb;
+    else
+        p->answered_overflow = true;
+}
+
+static void scan(struct rcl_server *s, struct pass *p) {
+    bool profiling = rcl_rt.prof_end != NULL;
+    uint32_t n = atomic_load_explicit(&s->nslots, memory_order_acquire); /* pairs: alloc */
+    struct rcl_chunk *c = s->chunks;
+    for (uint32_t base = 0; base < n; base += RCL_CHUNK_SLOTS) {
+        uint32_t lim = n - base < RCL_CHUNK_SLOTS ? n - base : RCL_CHUNK_SLOTS;
+        for (uint32_t i = 0; i < lim; i++) {
+            struct rcl_mailbox *mb = &c->slot[i];
+            rcl_cs_fn fn = atomic_load_explicit(&mb->fn, memory_order_acquire); /* pairs: post */
+            if (!fn)
+                continue;
+            if (!try_take(s, mb->lock)) {
+                p->blocked++;
+                continue;
+            }
+            if (profiling) {
+                uint64_t t0 = rcl_now_ns();
+                int r = run_cs(s, mb->lock, fn, mb->ctx);
+                answer(p, mb, r, rcl_now_ns() - t0);
+            } else {
+                answer(p, mb, run_cs(s, mb->lock, fn, mb->ctx), 0);
+            }
+            p->served++;
+        }
+        c = atomic_load_explicit(&c->next, memory_order_acquire);
+    }
+}
+
+static void wake_one(struct rcl_mailbox *mb) {
+    if (atomic_load_explicit(&mb->parked, memory_order_relaxed)) {
+        atomic_store_explicit(&mb->parked, 0, memory_order_relaxed);
+        rcl_futex_wake(&mb->parked, 1);
+    }
+}
+
+/* End of a pass that answered requests: wake the clients that parked meanwhile. */
+static void wake_parked(struct rcl_server *s, struct pass *p) {
+    atomic_thread_fence(memory_order_seq_cst); /* D2: pairs with D1 in client_wait */
+    if (!p->answered_overflow) {
+        for (unsigned i = 0; i < p->nanswered; i++)
+            wake_one(p->answered[i]);
+        return;
+    }
+    uint32_t n = atomic_load_explicit(&s->nslots, memory_order_acquire);
+    struct rcl_chunk *c = s->chunks;
+    for (uint32_t base = 0; base < n; base += RCL_CHUNK_SLOTS) {
+        uint32_t lim = n - base < RCL_CHUNK_SLOTS ? n - base : RCL_CHUNK_SLOTS;
+        for (uint32_t i = 0; i < lim; i++)
+            wake_one(&c->slot[i]);
+        c = atomic_load_explicit(&c->next, memory_order_acquire);
+    }
+}
+
+static unsigned count_posted(struct rcl_server *s) {
+    unsigned posted = 0;
+    uint32_t n = atomic_load_explicit(&s->nslots, memory_order_acquire);
+    struct rcl_chunk *c = s->chunks;
+    for (uint32_t base = 0; base < n; base += RCL_CHUNK_SLOTS) {
+        uint32_t lim = n - base < RCL_CHUNK_SLOTS ? n - base : RCL_CHUNK_SLOTS;
+        for (uint32_t i = 0; i < lim; i++)
+            posted += atomic_load_explicit(&c->slot[i].fn, memory_order_relaxed) != NULL;
+        c = atomic_load_explicit(&c->next, memory_order_acquire);
+    }
+    return posted;
+}
+
+/* Park until a client kicks us (or, with blocked requests, until the timeout). */
+static void park(struct rcl_server *s, unsigned blocked, uint64_t timeout_ns) {
+    atomic_store_explicit(&s->sleeping, 1, memory_order_seq_cst);
+    atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in rcl_server_kick */
+    if (count_posted(s) > blocked) { /* a request arrived after our last pass */
+        atomic_store_explicit(&s->sleeping, 0, memory_order_relaxed);
+        return;
+    }
+    s->parks++;
+    rcl_futex_wait(&s->sleeping, 1, timeout_ns);
+    atomic_store_explicit(&s->sleeping, 0, memory_order_relaxed);
+}
+
+void rcl_server_kick(struct rcl_server *s) {
+    atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in park */
+    if (atomic_load_explicit(&s->sleeping, memory_order_relaxed) &&
+        atomic_exchange_explicit(&s->sleeping, 0, memory_order_relaxed))
+        rcl_futex_wake(&s->sleeping, 1);
+}
+
+static void *server_main(void *arg) {
+    struct rcl_server *s = arg;
+    char name[16];
+    snprintf(name, sizeof name, "rcl-server-%d", s->index);
+    pthread_setname_np(pthread_self(), name);
+    if (s->cpu >= 0 && rcl_placement_bind_self(&rcl_rt.pl, s->cpu) != 0)
+        rcl_warn("server %d: could not pin to CPU %d; running unpinned", s->index, s->cpu);
+    rcl_self_server = s;
+
+    const uint64_t spin_ns = rcl_rt.cfg.server_spin_ns;
+    uint64_t idle_since = 0, blocked_timeout = 50000;
+    for (;;) {
+        struct pass p;
+        p.served = p.blocked = p.nanswered = 0;
+        p.answered_overflow = false;
+        scan(s, &p);
+        release_held(s);
+        if (p.served) {
+            s->served += p.served;
+            wake_parked(s, &p);
+            idle_since = 0;
+            blocked_timeout = 50000;
+            continue;
+        }
+        uint64_t now = rcl_now_ns();
+        if (!idle_since)
+            idle_since = now;
+        if (now - idle_since < spin_ns) {
+            for (int i = 0; i < 16; i++)
+                rcl_cpu_relax();
+            continue;
+        }
+        if (p.blocked) {
+            park(s, p.blocked, blocked_timeout);
+            if (blocked_timeout < 1000000)
+                blocked_timeout *= 2;
+        } else {
+            park(s, 0, 0);
+            idle_since = 0;
+        }
+    }
+    return NULL;
+}
+
+void rcl_server_init(struct rcl_server *s, int index, int cpu) {
+    memset(s, 0, sizeof *s);
+    s->index = index;
+    s->cpu = cpu;
+    pthread_mutex_init(&s->reg_lock, NULL);
+    if (posix_memalign((void **)&s->chunks, RCL_CACHE_LINE, sizeof *s->chunks) != 0)
+        rcl_die("out of memory allocating server %d's mailboxes", index);
+    memset(s->chunks, 0, sizeof *s->chunks);
+}
+
+void rcl_server_start(struct rcl_server *s) {
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int err = pthread_create(&s->thread, &attr, server_main, s);
+    pthread_attr_destroy(&attr);
+    if (err)
+        rcl_die("cannot start server %d: %s", s->index, strerror(err));
+}

@@ -1,0 +1,99 @@
+/*
+ * rcl-info - print the topology librcl detects, the core kinds, and the server placement it
+ * would choose with the current environment (RCL_SERVERS, RCL_SERVER_CPUS, RCL_CPU_KINDS,
+ * RCL_CLIENT_AFFINITY, RCL_MODE, ...). Starts no server.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void usage(FILE *to) {
+    fprintf(to, "usage: rcl-info [--json]\n"
+                "Print the CPU topology, core kinds and the server placement librcl would use\n"
+                "with the current RCL_* environment. Starts no server.\n"
+                "  --json   machine-readable output\n"
+                "  --help   this text\n");
+}
+
+static int kind_of(const struct rcl_placement *pl, int cpu) {
+    for (int k = pl->nkinds - 1; k >= 0; k--) {
+        hwloc_bitmap_t set = hwloc_bitmap_alloc();
+        hwloc_bitmap_list_sscanf(set, pl->kinds[k].cpus);
+        int in = cpu >= 0 && hwloc_bitmap_isset(set, (unsigned)cpu);
+        hwloc_bitmap_free(set);
+        if (in)
+            return k;
+    }
+    return -1;
+}
+
+static void cpuset_str(const cpu_set_t *set, char *buf, size_t len) {
+    hwloc_bitmap_t b = hwloc_bitmap_alloc();
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, set))
+            hwloc_bitmap_set(b, (unsigned)c);
+    hwloc_bitmap_list_snprintf(buf, len, b);
+    hwloc_bitmap_free(b);
+}
+
+int main(int argc, char **argv) {
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json"))
+            json = 1;
+        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "rcl-info: unknown argument '%s'\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    struct rcl_config cfg;
+    struct rcl_placement pl;
+    rcl_config_load(&cfg);
+    rcl_placement_init(&pl, &cfg);
+    char clients[256];
+    cpuset_str(pl.exclude_clients ? &pl.client_set : &pl.allowed, clients, sizeof clients);
+    const char *mode = cfg.mode == RCL_MODE_LOCAL ? "local" : "delegate";
+
+    if (json) {
+        printf("{\"pus\": %d, \"cores\": %d, \"numa_nodes\": %d, \"mode\": \"%s\",\n", pl.npus,
+               pl.ncores, pl.nnuma, mode);
+        printf(" \"kinds\": [");
+        for (int k = 0; k < pl.nkinds; k++)
+            printf("%s{\"name\": \"%s\", \"efficiency\": %d, \"cpus\": \"%s\"}", k ? ", " : "",
+                   pl.kinds[k].name, pl.kinds[k].efficiency, pl.kinds[k].cpus);
+        printf("],\n \"servers\": [");
+        for (int i = 0; i < pl.nservers; i++) {
+            int k = kind_of(&pl, pl.server_cpus[i]);
+            printf("%s{\"server\": %d, \"cpu\": %d, \"kind\": \"%s\"}", i ? ", " : "", i,
+                   pl.server_cpus[i], k >= 0 ? pl.kinds[k].name : "");
+        }
+        printf("],\n \"placement\": \"%s\", \"clients_excluded\": %s, \"client_cpus\": \"%s\",\n",
+               pl.why, pl.exclude_clients ? "true" : "false", clients);
+        printf(" \"client_spin_ns\": %llu, \"server_spin_ns\": %llu}\n",
+               (unsigned long long)cfg.spin_ns, (unsigned long long)cfg.server_spin_ns);
+        return 0;
+    }
+    printf("machine:   %d PUs, %d cores, %d NUMA node(s)\n", pl.npus, pl.ncores, pl.nnuma);
+    printf("kinds:     (least efficient first%s)\n", pl.kinds_declared ? ", declared by RCL_CPU_KINDS" : "");
+    for (int k = 0; k < pl.nkinds; k++)
+        printf("  %-10s efficiency %-3d cpus %s\n", pl.kinds[k].name, pl.kinds[k].efficiency,
+               pl.kinds[k].cpus);
+    printf("mode:      %s\n", mode);
+    printf("servers:   %d\n", pl.nservers);
+    for (int i = 0; i < pl.nservers; i++) {
+        int k = kind_of(&pl, pl.server_cpus[i]);
+        printf("  server %d -> CPU %d (%s)\n", i, pl.server_cpus[i],
+               k >= 0 ? pl.kinds[k].name : "unpinned");
+    }
+    printf("placement: %s\n", pl.why);
+    printf("clients:   %s (CPUs %s)\n",
+           pl.exclude_clients ? "kept off the server CPUs" : "not moved", clients);
+    printf("waiting:   clients spin %llu ns then park; idle servers spin %llu ns then park\n",
+           (unsigned long long)cfg.spin_ns, (unsigned long long)cfg.server_spin_ns);
+    return 0;
+}

@@ -17,8 +17,7 @@ static void vwarn(const char *fmt, va_list ap) {
     char buf[512];
     int n = snprintf(buf, sizeof buf, "rcl: ");
     n += vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
-    if (n > (int)sizeof buf - 2)
-        n = (int)sizeof buf - 2;
+    if (n > (int)sizeof buf - 2) n = (int)sizeof buf - 2;
     buf[n++] = '\n';
     ssize_t w = write(STDERR_FILENO, buf, (size_t)n); /* one write: lines never interleave */
     (void)w;
@@ -41,21 +40,18 @@ void rcl_die(const char *fmt, ...) {
 
 /* Parse a whole decimal integer in [lo, hi]. */
 static bool parse_long(const char *s, long lo, long hi, long *out) {
-    if (!s || !*s)
-        return false;
+    if (!s || !*s) return false;
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (errno || *end || v < lo || v > hi)
-        return false;
+    if (errno || *end || v < lo || v > hi) return false;
     *out = v;
     return true;
 }
 
 static void load_mode(struct rcl_config *cfg) {
     const char *v = getenv("RCL_MODE");
-    if (!v)
-        return;
+    if (!v) return;
     if (!strcmp(v, "delegate"))
         cfg->mode = RCL_MODE_DELEGATE;
     else if (!strcmp(v, "local"))
@@ -67,8 +63,7 @@ static void load_mode(struct rcl_config *cfg) {
 static void load_int(const char *name, long lo, long hi, long *dst, const char *unit) {
     const char *v = getenv(name);
     long x;
-    if (!v)
-        return;
+    if (!v) return;
     if (parse_long(v, lo, hi, &x))
         *dst = x;
     else
@@ -80,26 +75,23 @@ static void load_int(const char *name, long lo, long hi, long *dst, const char *
  * the topology in placement.c. */
 static void load_server_cpus(struct rcl_config *cfg) {
     const char *v = getenv("RCL_SERVER_CPUS");
-    if (!v)
-        return;
+    if (!v) return;
     int cpus[RCL_MAX_SERVERS], n = 0;
     const char *p = v;
     while (*p) {
         char *end;
         errno = 0;
         long c = strtol(p, &end, 10);
-        if (end == p || errno || c < 0 || c > 65535 || (*end && *end != ',') || n == RCL_MAX_SERVERS)
+        if (end == p || errno || c < 0 || c > 65535 || (*end && *end != ',') ||
+            n == RCL_MAX_SERVERS)
             goto bad;
         for (int i = 0; i < n; i++)
-            if (cpus[i] == c)
-                goto bad;
+            if (cpus[i] == c) goto bad;
         cpus[n++] = (int)c;
         p = *end ? end + 1 : end;
-        if (*end && !*p)
-            goto bad;
+        if (*end && !*p) goto bad;
     }
-    if (n == 0)
-        goto bad;
+    if (n == 0) goto bad;
     memcpy(cfg->server_cpus, cpus, sizeof(int) * (size_t)n);
     cfg->nserver_cpus = n;
     return;
@@ -111,8 +103,7 @@ bad:
 
 static void load_affinity(struct rcl_config *cfg) {
     const char *v = getenv("RCL_CLIENT_AFFINITY");
-    if (!v)
-        return;
+    if (!v) return;
     if (!strcmp(v, "exclude"))
         cfg->client_affinity = RCL_AFFINITY_EXCLUDE;
     else if (!strcmp(v, "any"))
@@ -143,8 +134,7 @@ void rcl_config_load(struct rcl_config *cfg) {
         rcl_warn("RCL_SERVERS=%d but RCL_SERVER_CPUS lists %d CPUs; using %d servers, one per "
                  "listed CPU",
                  cfg->nservers, cfg->nserver_cpus, cfg->nserver_cpus);
-    if (cfg->nserver_cpus)
-        cfg->nservers = cfg->nserver_cpus;
+    if (cfg->nserver_cpus) cfg->nservers = cfg->nserver_cpus;
     cfg->spin_ns = (uint64_t)spin;
     cfg->server_spin_ns = (uint64_t)server_spin;
 }

@@ -47,29 +47,24 @@ static inline uint64_t hash_ptr(const void *p) {
 }
 
 static int assigned_server(const pthread_mutex_t *lock) {
-    if (!atomic_load_explicit(&nassigned, memory_order_acquire))
-        return -1;
+    if (!atomic_load_explicit(&nassigned, memory_order_acquire)) return -1;
     for (uint64_t h = hash_ptr(lock), i = 0; i < RCL_ASSIGN_SLOTS; i++) {
         size_t slot = (h + i) % RCL_ASSIGN_SLOTS;
         pthread_mutex_t *k = atomic_load_explicit(&assign_key[slot], memory_order_acquire);
-        if (!k)
-            return -1;
-        if (k == lock)
-            return atomic_load_explicit(&assign_server[slot], memory_order_relaxed);
+        if (!k) return -1;
+        if (k == lock) return atomic_load_explicit(&assign_server[slot], memory_order_relaxed);
     }
     return -1;
 }
 
 static inline int server_index(const pthread_mutex_t *lock) {
-    if (rcl_rt.nservers == 1)
-        return 0;
+    if (rcl_rt.nservers == 1) return 0;
     int s = assigned_server(lock);
     return s >= 0 ? s : (int)((hash_ptr(lock) >> 32) % (uint64_t)rcl_rt.nservers);
 }
 
 static int assign(pthread_mutex_t *lock, int server) {
-    if (!lock || server < 0 || server >= rcl_rt.nservers)
-        return EINVAL;
+    if (!lock || server < 0 || server >= rcl_rt.nservers) return EINVAL;
     int ret = ENOMEM;
     pthread_mutex_lock(&assign_lock);
     for (uint64_t h = hash_ptr(lock), i = 0; i < RCL_ASSIGN_SLOTS; i++) {
@@ -149,40 +144,33 @@ static void client_exit(void *arg) {
     struct rcl_client *c = arg;
     if (c->generation == rt_generation)
         for (int i = 0; i < c->nservers; i++)
-            if (c->mbox[i])
-                rcl_mailbox_free(c->mbox[i]);
-    if (tls_client == c)
-        tls_client = NULL; /* a later destructor that delegates registers again */
+            if (c->mbox[i]) rcl_mailbox_free(c->mbox[i]);
+    if (tls_client == c) tls_client = NULL; /* a later destructor that delegates registers again */
     free(c);
 }
 
 static void make_client_key(void) {
-    if (pthread_key_create(&client_key, client_exit) != 0)
-        rcl_die("pthread_key_create failed");
+    if (pthread_key_create(&client_key, client_exit) != 0) rcl_die("pthread_key_create failed");
 }
 
 static struct rcl_client *client_register(void) {
     struct rcl_client *c =
         calloc(1, sizeof *c + sizeof(struct rcl_mailbox *) * (size_t)rcl_rt.nservers);
-    if (!c)
-        rcl_die("out of memory registering a client thread");
+    if (!c) rcl_die("out of memory registering a client thread");
     c->generation = rt_generation;
     c->nservers = rcl_rt.nservers;
     pthread_once(&client_key_once, make_client_key);
     pthread_setspecific(client_key, c); /* an old record (pre-fork) is simply dropped */
     tls_client = c;
-    if (!rcl_self_server)
-        rcl_placement_client_register(&rcl_rt.pl);
+    if (!rcl_self_server) rcl_placement_client_register(&rcl_rt.pl);
     return c;
 }
 
 static inline struct rcl_mailbox *client_mailbox(struct rcl_server *s) {
     struct rcl_client *c = tls_client;
-    if (__builtin_expect(!c || c->generation != rt_generation, 0))
-        c = client_register();
+    if (__builtin_expect(!c || c->generation != rt_generation, 0)) c = client_register();
     struct rcl_mailbox *mb = c->mbox[s->index];
-    if (__builtin_expect(!mb, 0))
-        mb = c->mbox[s->index] = rcl_mailbox_alloc(s);
+    if (__builtin_expect(!mb, 0)) mb = c->mbox[s->index] = rcl_mailbox_alloc(s);
     return mb;
 }
 
@@ -204,12 +192,10 @@ static void client_wait(struct rcl_mailbox *mb) {
             const uint64_t deadline = rcl_now_ns() + rcl_rt.cfg.spin_ns;
             for (;;) {
                 for (int k = 0; k < 64; k++) {
-                    if (!atomic_load_explicit(&mb->fn, memory_order_acquire))
-                        return;
+                    if (!atomic_load_explicit(&mb->fn, memory_order_acquire)) return;
                     rcl_cpu_relax();
                 }
-                if (rcl_now_ns() >= deadline)
-                    break;
+                if (rcl_now_ns() >= deadline) break;
             }
             break;
         }
@@ -217,11 +203,9 @@ static void client_wait(struct rcl_mailbox *mb) {
     for (;;) {
         atomic_store_explicit(&mb->parked, 1, memory_order_relaxed);
         atomic_thread_fence(memory_order_seq_cst); /* D1: pairs with D2 in wake_parked */
-        if (!atomic_load_explicit(&mb->fn, memory_order_acquire))
-            break;
+        if (!atomic_load_explicit(&mb->fn, memory_order_acquire)) break;
         rcl_futex_wait(&mb->parked, 1, 0);
-        if (!atomic_load_explicit(&mb->fn, memory_order_acquire))
-            break;
+        if (!atomic_load_explicit(&mb->fn, memory_order_acquire)) break;
     }
     atomic_store_explicit(&mb->parked, 0, memory_order_relaxed);
 }
@@ -251,17 +235,14 @@ static int delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, uint64_t *cs
     struct rcl_server *s = &rcl_rt.servers[server_index(lock)];
     struct rcl_server *self = rcl_self_server;
     if (self) {
-        if (self == s)
-            return rcl_server_run_nested(s, lock, fn, ctx);
+        if (self == s) return rcl_server_run_nested(s, lock, fn, ctx);
         nested_wait_begin(self, s);
     }
     struct rcl_mailbox *mb = client_mailbox(s);
     post(s, mb, lock, fn, ctx);
     client_wait(mb);
-    if (self)
-        atomic_store_explicit(&self->waiting_on, NULL, memory_order_release);
-    if (cs_ns)
-        *cs_ns = mb->cs_ns;
+    if (self) atomic_store_explicit(&self->waiting_on, NULL, memory_order_release);
+    if (cs_ns) *cs_ns = mb->cs_ns;
     return mb->ret;
 }
 
@@ -311,13 +292,11 @@ static void runtime_start(void) {
     if (rcl_rt.cfg.mode == RCL_MODE_DELEGATE)
         for (int i = 0; i < rcl_rt.nservers; i++)
             rcl_server_start(&rcl_rt.servers[i]);
-    if (rcl_rt.cfg.lock_servers && rt_generation == 1)
-        assign_by_name(rcl_rt.cfg.lock_servers);
+    if (rcl_rt.cfg.lock_servers && rt_generation == 1) assign_by_name(rcl_rt.cfg.lock_servers);
 }
 
 void rcl_runtime_ensure(void) {
-    if (__builtin_expect(atomic_load_explicit(&rt_state, memory_order_acquire) == 2, 1))
-        return;
+    if (__builtin_expect(atomic_load_explicit(&rt_state, memory_order_acquire) == 2, 1)) return;
     pthread_mutex_lock(&rt_init_lock);
     if (atomic_load_explicit(&rt_state, memory_order_relaxed) != 2) {
         runtime_start();
@@ -336,7 +315,9 @@ enum rcl_mode rcl_mode(void) {
     return rcl_rt.cfg.mode;
 }
 
-int rcl_on_server(void) { return rcl_self_server != NULL; }
+int rcl_on_server(void) {
+    return rcl_self_server != NULL;
+}
 
 /* ------------------------------------------------------------------ benchmark interface */
 
@@ -359,7 +340,9 @@ bool rcl__mailbox_answered(struct rcl_mailbox *mb) {
     return atomic_load_explicit(&mb->fn, memory_order_acquire) == NULL;
 }
 
-void rcl__mailbox_close(struct rcl_mailbox *mb) { rcl_mailbox_free(mb); }
+void rcl__mailbox_close(struct rcl_mailbox *mb) {
+    rcl_mailbox_free(mb);
+}
 
 unsigned rcl__server_slots(struct rcl_server *s) {
     return atomic_load_explicit(&s->nslots, memory_order_relaxed);

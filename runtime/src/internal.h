@@ -36,13 +36,13 @@ enum rcl_client_affinity { RCL_AFFINITY_AUTO, RCL_AFFINITY_EXCLUDE, RCL_AFFINITY
 struct rcl_config {
     enum rcl_mode mode;
     int nservers;
-    int nserver_cpus;          /* 0: choose with placement.c */
+    int nserver_cpus; /* 0: choose with placement.c */
     int server_cpus[RCL_MAX_SERVERS];
-    const char *cpu_kinds;     /* RCL_CPU_KINDS as given, validated by placement.c */
-    const char *lock_servers;  /* RCL_LOCK_SERVERS as given, resolved by delegate.c */
+    const char *cpu_kinds;    /* RCL_CPU_KINDS as given, validated by placement.c */
+    const char *lock_servers; /* RCL_LOCK_SERVERS as given, resolved by delegate.c */
     enum rcl_client_affinity client_affinity;
-    uint64_t spin_ns;          /* client spin before parking */
-    uint64_t server_spin_ns;   /* idle server spin before parking */
+    uint64_t spin_ns;        /* client spin before parking */
+    uint64_t server_spin_ns; /* idle server spin before parking */
 };
 
 /* Parse the environment into *cfg. Malformed values print one line on stderr and keep the
@@ -56,28 +56,30 @@ RCL_HIDDEN _Noreturn void rcl_die(const char *fmt, ...) __attribute__((format(pr
 /* ------------------------------------------------------------------ placement */
 
 struct rcl_kind_desc {
-    int efficiency;            /* hwloc's rank: higher is faster; -1 unknown */
-    char name[32];             /* CoreType info, declared name, or "kind<N>" */
-    char cpus[256];            /* list string, e.g. "0-3,8" */
+    int efficiency; /* hwloc's rank: higher is faster; -1 unknown */
+    char name[32];  /* CoreType info, declared name, or "kind<N>" */
+    char cpus[256]; /* list string, e.g. "0-3,8" */
 };
 
 struct rcl_placement {
-    hwloc_topology_t topo;     /* NULL when hwloc failed: servers are not pinned */
+    hwloc_topology_t topo; /* NULL when hwloc failed: servers are not pinned */
     int nservers;
     int server_cpus[RCL_MAX_SERVERS]; /* OS index of the PU each server is pinned to; -1 none */
-    cpu_set_t allowed;         /* PUs this process may use */
-    cpu_set_t client_set;      /* allowed minus server PUs: where clients go when excluded */
+    cpu_set_t allowed;                /* PUs this process may use */
+    cpu_set_t client_set;             /* allowed minus server PUs: where clients go when excluded */
     bool exclude_clients;
     int ncores, npus, nnuma;
     int nkinds;
-    bool kinds_declared;       /* kinds come from RCL_CPU_KINDS */
+    bool kinds_declared; /* kinds come from RCL_CPU_KINDS */
     struct rcl_kind_desc kinds[8];
-    char why[160];             /* how the server CPUs were chosen, for rcl-info */
+    char why[160]; /* how the server CPUs were chosen, for rcl-info */
 };
 
 /* Discover the topology and choose nservers server CPUs per cfg. Never fails: without hwloc
  * the servers run unpinned and the reason is in pl->why. */
 RCL_HIDDEN void rcl_placement_init(struct rcl_placement *pl, const struct rcl_config *cfg);
+/* Release what rcl_placement_init allocated. */
+RCL_HIDDEN void rcl_placement_fini(struct rcl_placement *pl);
 /* Bind the calling thread to one PU (OS index). Returns 0 or -1. */
 RCL_HIDDEN int rcl_placement_bind_self(const struct rcl_placement *pl, int cpu);
 /* Keep the calling (client) thread off the server cores when so configured and when the
@@ -91,13 +93,13 @@ RCL_HIDDEN void rcl_placement_client_register(const struct rcl_placement *pl);
  * Field ownership is explained at the top of server.c.
  */
 struct rcl_mailbox {
-    _Atomic(rcl_cs_fn) fn;     /* client: posts (release); server: clears on answer (release) */
-    void *ctx;                 /* client, before posting */
-    pthread_mutex_t *lock;     /* client, before posting */
-    int ret;                   /* server, before clearing fn */
-    _Atomic uint32_t parked;   /* client: 1 before futex-waiting; server: 0 and wake */
-    uint64_t cs_ns;            /* server, before clearing fn, when profiling */
-    _Atomic uint32_t in_use;   /* slot allocated to a client (registration lock) */
+    _Atomic(rcl_cs_fn) fn;   /* client: posts (release); server: clears on answer (release) */
+    void *ctx;               /* client, before posting */
+    pthread_mutex_t *lock;   /* client, before posting */
+    int ret;                 /* server, before clearing fn */
+    _Atomic uint32_t parked; /* client: 1 before futex-waiting; server: 0 and wake */
+    uint64_t cs_ns;          /* server, before clearing fn, when profiling */
+    _Atomic uint32_t in_use; /* slot allocated to a client (registration lock) */
 } __attribute__((aligned(RCL_CACHE_LINE)));
 
 _Static_assert(sizeof(struct rcl_mailbox) == RCL_CACHE_LINE, "a mailbox is one cache line");
@@ -119,10 +121,10 @@ struct rcl_chunk {
 struct rcl_server {
     /* read-mostly by clients and the server */
     int index;
-    int cpu;                   /* PU it is pinned to, -1 unpinned */
-    struct rcl_chunk *chunks;  /* first chunk; the list only grows */
-    _Atomic uint32_t nslots;   /* slots [0, nslots) may be in use: the server scans those */
-    pthread_mutex_t reg_lock;  /* slot allocation and chunk growth */
+    int cpu;                  /* PU it is pinned to, -1 unpinned */
+    struct rcl_chunk *chunks; /* first chunk; the list only grows */
+    _Atomic uint32_t nslots;  /* slots [0, nslots) may be in use: the server scans those */
+    pthread_mutex_t reg_lock; /* slot allocation and chunk growth */
     pthread_t thread;
 
     /* written by the server when it parks, by a posting client when it wakes it */
@@ -136,8 +138,8 @@ struct rcl_server {
     int nheld;
     pthread_mutex_t *active[RCL_MAX_NEST]; /* locks whose CS is running, outermost first */
     int nactive;
-    uint64_t served;           /* statistics: requests answered */
-    uint64_t parks;            /* statistics: times parked */
+    uint64_t served; /* statistics: requests answered */
+    uint64_t parks;  /* statistics: times parked */
 } __attribute__((aligned(RCL_CACHE_LINE)));
 
 RCL_HIDDEN void rcl_server_init(struct rcl_server *s, int index, int cpu);

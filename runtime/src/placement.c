@@ -24,8 +24,7 @@
 static int parse_declared_kinds(struct rcl_placement *pl, const char *spec, hwloc_bitmap_t *sets,
                                 hwloc_const_bitmap_t complete) {
     char buf[1024];
-    if (strlen(spec) >= sizeof buf)
-        return 0;
+    if (strlen(spec) >= sizeof buf) return 0;
     strcpy(buf, spec);
     int n = 0;
     char *save = NULL;
@@ -85,8 +84,7 @@ static void load_kinds(struct rcl_placement *pl, const struct rcl_config *cfg,
             for (unsigned i = 0; i < ninfos; i++)
                 if (!strcmp(infos[i].name, "CoreType"))
                     snprintf(pl->kinds[k].name, sizeof pl->kinds[k].name, "%s", infos[i].value);
-            if (eff < 0)
-                ranked = false;
+            if (eff < 0) ranked = false;
             pl->nkinds++;
         }
         if (!ranked && pl->nkinds > 1) {
@@ -124,12 +122,10 @@ static void choose_automatic(struct rcl_placement *pl, hwloc_bitmap_t *sets) {
         int pu = -1;
         unsigned id;
         hwloc_bitmap_foreach_begin(id, core->cpuset) {
-            if (pu < 0 && hwloc_bitmap_isset(best, id) && cpu_allowed(pl, (int)id))
-                pu = (int)id;
+            if (pu < 0 && hwloc_bitmap_isset(best, id) && cpu_allowed(pl, (int)id)) pu = (int)id;
         }
         hwloc_bitmap_foreach_end();
-        if (pu < 0)
-            continue;
+        if (pu < 0) continue;
         hwloc_obj_t pu_obj = hwloc_get_pu_obj_by_os_index(pl->topo, (unsigned)pu);
         node_of[ncand] = pu_obj && pu_obj->nodeset ? hwloc_bitmap_first(pu_obj->nodeset) : 0;
         cand[ncand++] = pu;
@@ -148,20 +144,17 @@ static void choose_automatic(struct rcl_placement *pl, hwloc_bitmap_t *sets) {
         bool progress = false;
         int seen_nodes[CPU_SETSIZE], nseen = 0;
         for (int i = 0; i < ncand && placed < pl->nservers; i++) {
-            if (used[i])
-                continue;
+            if (used[i]) continue;
             bool node_done = false;
             for (int j = 0; j < nseen; j++)
                 node_done |= seen_nodes[j] == node_of[i];
-            if (node_done)
-                continue;
+            if (node_done) continue;
             seen_nodes[nseen++] = node_of[i];
             used[i] = true;
             pl->server_cpus[placed++] = cand[i];
             progress = true;
         }
-        if (!progress)
-            break;
+        if (!progress) break;
     }
     if (placed < pl->nservers) {
         rcl_warn("RCL_SERVERS=%d: only %d suitable cores; servers share cores", pl->nservers,
@@ -178,12 +171,10 @@ void rcl_placement_init(struct rcl_placement *pl, const struct rcl_config *cfg) 
     pl->nservers = cfg->nservers;
     for (int i = 0; i < RCL_MAX_SERVERS; i++)
         pl->server_cpus[i] = -1;
-    if (sched_getaffinity(0, sizeof pl->allowed, &pl->allowed) != 0)
-        CPU_ZERO(&pl->allowed);
+    if (sched_getaffinity(0, sizeof pl->allowed, &pl->allowed) != 0) CPU_ZERO(&pl->allowed);
 
     if (hwloc_topology_init(&pl->topo) != 0 || hwloc_topology_load(pl->topo) != 0) {
-        if (pl->topo)
-            hwloc_topology_destroy(pl->topo);
+        if (pl->topo) hwloc_topology_destroy(pl->topo);
         pl->topo = NULL;
         snprintf(pl->why, sizeof pl->why, "hwloc could not load the topology: servers unpinned");
         rcl_warn("%s", pl->why);
@@ -202,8 +193,7 @@ void rcl_placement_init(struct rcl_placement *pl, const struct rcl_config *cfg) 
             char allowed[256];
             hwloc_bitmap_t a = hwloc_bitmap_alloc();
             for (int c = 0; c < CPU_SETSIZE; c++)
-                if (CPU_ISSET(c, &pl->allowed))
-                    hwloc_bitmap_set(a, (unsigned)c);
+                if (CPU_ISSET(c, &pl->allowed)) hwloc_bitmap_set(a, (unsigned)c);
             hwloc_bitmap_list_snprintf(allowed, sizeof allowed, a);
             hwloc_bitmap_free(a);
             rcl_warn("RCL_SERVER_CPUS: CPU %d does not exist or is not allowed to this process "
@@ -220,13 +210,11 @@ void rcl_placement_init(struct rcl_placement *pl, const struct rcl_config *cfg) 
         choose_automatic(pl, sets);
     }
     for (int k = 0; k < 8; k++)
-        if (sets[k])
-            hwloc_bitmap_free(sets[k]);
+        if (sets[k]) hwloc_bitmap_free(sets[k]);
 
     pl->client_set = pl->allowed;
     for (int i = 0; i < pl->nservers; i++)
-        if (pl->server_cpus[i] >= 0)
-            CPU_CLR(pl->server_cpus[i], &pl->client_set);
+        if (pl->server_cpus[i] >= 0) CPU_CLR(pl->server_cpus[i], &pl->client_set);
     bool room = CPU_COUNT(&pl->client_set) >= 1;
     pl->exclude_clients = cfg->client_affinity != RCL_AFFINITY_ANY && room;
     if (cfg->client_affinity == RCL_AFFINITY_EXCLUDE && !room)
@@ -234,10 +222,15 @@ void rcl_placement_init(struct rcl_placement *pl, const struct rcl_config *cfg) 
                  "not moved");
 }
 
+void rcl_placement_fini(struct rcl_placement *pl) {
+    if (pl->topo)
+        hwloc_topology_destroy(pl->topo);
+    pl->topo = NULL;
+}
+
 int rcl_placement_bind_self(const struct rcl_placement *pl, int cpu) {
     (void)pl;
-    if (cpu < 0 || cpu >= CPU_SETSIZE)
-        return -1;
+    if (cpu < 0 || cpu >= CPU_SETSIZE) return -1;
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
@@ -245,11 +238,9 @@ int rcl_placement_bind_self(const struct rcl_placement *pl, int cpu) {
 }
 
 void rcl_placement_client_register(const struct rcl_placement *pl) {
-    if (!pl->exclude_clients)
-        return;
+    if (!pl->exclude_clients) return;
     cpu_set_t cur;
-    if (pthread_getaffinity_np(pthread_self(), sizeof cur, &cur) != 0)
-        return;
+    if (pthread_getaffinity_np(pthread_self(), sizeof cur, &cur) != 0) return;
     if (!CPU_EQUAL(&cur, &pl->allowed))
         return; /* the program chose this thread's CPUs: respect that */
     pthread_setaffinity_np(pthread_self(), sizeof pl->client_set, &pl->client_set);

@@ -78,7 +78,7 @@
 
 struct pass {
     unsigned served;
-    unsigned blocked;      /* requests seen but skipped because a local holder had the mutex */
+    unsigned blocked; /* requests seen but skipped because a local holder had the mutex */
     unsigned nanswered;
     bool answered_overflow;
     struct rcl_mailbox *answered[RCL_ANSWERED_MAX];
@@ -92,23 +92,20 @@ static void release_held(struct rcl_server *s) {
 
 static bool holds(const struct rcl_server *s, const pthread_mutex_t *lock) {
     for (int i = 0; i < s->nheld; i++)
-        if (s->held[i] == lock)
-            return true;
+        if (s->held[i] == lock) return true;
     return false;
 }
 
 /* Try to take lock for the rest of this pass. false: a local holder has it. */
 static bool try_take(struct rcl_server *s, pthread_mutex_t *lock) {
-    if (holds(s, lock))
-        return true;
+    if (holds(s, lock)) return true;
     if (s->nheld == RCL_MAX_HELD) {
         if (s->nactive > 0)
             return false; /* cannot drop locks under a running CS: retry on the next pass */
         release_held(s);
     }
     int err = pthread_mutex_trylock(lock);
-    if (err == EBUSY || err == EAGAIN)
-        return false;
+    if (err == EBUSY || err == EAGAIN) return false;
     if (err == EOWNERDEAD) /* robust mutex whose owner died: we own it now, as lock() would */
         pthread_mutex_consistent(lock);
     else if (err != 0)
@@ -168,8 +165,7 @@ static void scan(struct rcl_server *s, struct pass *p) {
         for (uint32_t i = 0; i < lim; i++) {
             struct rcl_mailbox *mb = &c->slot[i];
             rcl_cs_fn fn = atomic_load_explicit(&mb->fn, memory_order_acquire); /* pairs: post */
-            if (!fn)
-                continue;
+            if (!fn) continue;
             if (!try_take(s, mb->lock)) {
                 p->blocked++;
                 continue;
@@ -229,7 +225,7 @@ static unsigned count_posted(struct rcl_server *s) {
 static void park(struct rcl_server *s, unsigned blocked, uint64_t timeout_ns) {
     atomic_store_explicit(&s->sleeping, 1, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in rcl_server_kick */
-    if (count_posted(s) > blocked) { /* a request arrived after our last pass */
+    if (count_posted(s) > blocked) {           /* a request arrived after our last pass */
         atomic_store_explicit(&s->sleeping, 0, memory_order_relaxed);
         return;
     }
@@ -270,8 +266,7 @@ static void *server_main(void *arg) {
             continue;
         }
         uint64_t now = rcl_now_ns();
-        if (!idle_since)
-            idle_since = now;
+        if (!idle_since) idle_since = now;
         if (now - idle_since < spin_ns) {
             for (int i = 0; i < 16; i++)
                 rcl_cpu_relax();
@@ -279,8 +274,7 @@ static void *server_main(void *arg) {
         }
         if (p.blocked) {
             park(s, p.blocked, blocked_timeout);
-            if (blocked_timeout < 1000000)
-                blocked_timeout *= 2;
+            if (blocked_timeout < 1000000) blocked_timeout *= 2;
         } else {
             park(s, 0, 0);
             idle_since = 0;
@@ -305,6 +299,5 @@ void rcl_server_start(struct rcl_server *s) {
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     int err = pthread_create(&s->thread, &attr, server_main, s);
     pthread_attr_destroy(&attr);
-    if (err)
-        rcl_die("cannot start server %d: %s", s->index, strerror(err));
+    if (err) rcl_die("cannot start server %d: %s", s->index, strerror(err));
 }

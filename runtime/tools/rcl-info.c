@@ -22,8 +22,7 @@ static int kind_of(const struct rcl_placement *pl, int cpu) {
         hwloc_bitmap_list_sscanf(set, pl->kinds[k].cpus);
         int in = cpu >= 0 && hwloc_bitmap_isset(set, (unsigned)cpu);
         hwloc_bitmap_free(set);
-        if (in)
-            return k;
+        if (in) return k;
     }
     return -1;
 }
@@ -31,8 +30,7 @@ static int kind_of(const struct rcl_placement *pl, int cpu) {
 static void cpuset_str(const cpu_set_t *set, char *buf, size_t len) {
     hwloc_bitmap_t b = hwloc_bitmap_alloc();
     for (int c = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, set))
-            hwloc_bitmap_set(b, (unsigned)c);
+        if (CPU_ISSET(c, set)) hwloc_bitmap_set(b, (unsigned)c);
     hwloc_bitmap_list_snprintf(buf, len, b);
     hwloc_bitmap_free(b);
 }
@@ -76,10 +74,12 @@ int main(int argc, char **argv) {
                pl.why, pl.exclude_clients ? "true" : "false", clients);
         printf(" \"client_spin_ns\": %llu, \"server_spin_ns\": %llu}\n",
                (unsigned long long)cfg.spin_ns, (unsigned long long)cfg.server_spin_ns);
+        rcl_placement_fini(&pl);
         return 0;
     }
     printf("machine:   %d PUs, %d cores, %d NUMA node(s)\n", pl.npus, pl.ncores, pl.nnuma);
-    printf("kinds:     (least efficient first%s)\n", pl.kinds_declared ? ", declared by RCL_CPU_KINDS" : "");
+    printf("kinds:     (least efficient first%s)\n",
+           pl.kinds_declared ? ", declared by RCL_CPU_KINDS" : "");
     for (int k = 0; k < pl.nkinds; k++)
         printf("  %-10s efficiency %-3d cpus %s\n", pl.kinds[k].name, pl.kinds[k].efficiency,
                pl.kinds[k].cpus);
@@ -95,5 +95,6 @@ int main(int argc, char **argv) {
            pl.exclude_clients ? "kept off the server CPUs" : "not moved", clients);
     printf("waiting:   clients spin %llu ns then park; idle servers spin %llu ns then park\n",
            (unsigned long long)cfg.spin_ns, (unsigned long long)cfg.server_spin_ns);
+    rcl_placement_fini(&pl);
     return 0;
 }

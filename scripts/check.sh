@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Set everything up and run the whole test suite:
+#   1. the lit suite (runtime, rewriter, profiler, end-to-end) on the normal build;
+#   2. the runtime suite again under ThreadSanitizer and under AddressSanitizer;
+#   3. the formatting check (clang-format-19 against .clang-format).
+# Ends with one line "N passed, N failed" summing every lit run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+LIT=/usr/lib/llvm-19/build/utils/lit/lit.py
+PY=/usr/bin/python3  # Debian's python, which has python3-psutil for lit's per-test timeout
+
+scripts/setup.sh
+
+passed=0; failed=0; status=0
+run_lit() { # run_lit NAME BUILD_DIR [lit args...]
+    local name=$1 dir=$2; shift 2
+    local json="$dir/lit-results.json"
+    echo "== $name"
+    if ! $PY "$LIT" -sv --timeout 300 -o "$json" "$dir/test" "$@"; then status=1; fi
+    read -r p f < <($PY - "$json" <<'PYEOF'
+import json, sys
+tests = json.load(open(sys.argv[1]))["tests"]
+ok = {"PASS", "XFAIL"}
+bad = {"FAIL", "XPASS", "TIMEOUT", "UNRESOLVED"}
+print(sum(t["code"] in ok for t in tests), sum(t["code"] in bad for t in tests))
+PYEOF
+)
+    passed=$((passed + p)); failed=$((failed + f))
+}
+
+run_lit "lit: all suites" build
+
+for san in thread address; do
+    dir=build-$san
+    cmake -G Ninja -S . -B "$dir" -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
+        -DRCL_SANITIZE=$san -DRCL_BUILD_TOOLS=OFF -DCMAKE_BUILD_TYPE=Debug >/dev/null
+    ninja -C "$dir" rcl rcl_static rcl-info
+    TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ASAN_OPTIONS="detect_leaks=1" \
+        run_lit "lit: runtime under ${san} sanitizer" "$dir" --filter 'runtime/'
+done
+
+echo "== format"
+if scripts/format.sh --check; then echo "format: clean"; else status=1; failed=$((failed + 1)); fi
+
+echo "$passed passed, $failed failed"
+exit $status

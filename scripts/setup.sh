@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Install every dependency from Debian packages (idempotent), then configure and build the
+# project in build/. Usage: scripts/setup.sh [extra cmake -D options]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(clang-19 libclang-19-dev llvm-19-dev llvm-19-tools libclang-rt-19-dev clang-format-19
+          libhwloc-dev hwloc libck-dev ninja-build cmake pkg-config python3 python3-psutil csmith)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    echo "setup: installing ${missing[*]}"
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    $SUDO apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+BUILD=${RCL_BUILD_DIR:-build}
+cmake -G Ninja -S . -B "$BUILD" -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 "$@" >/dev/null
+ninja -C "$BUILD"
+echo "setup: built in $BUILD/"

@@ -118,7 +118,7 @@ void rcl_config_load(struct rcl_config *cfg) {
     memset(cfg, 0, sizeof *cfg);
     cfg->mode = RCL_MODE_DELEGATE;
     cfg->client_affinity = RCL_AFFINITY_AUTO;
-    long nservers = 1, spin = 4000, server_spin = 100000;
+    long nservers = 1, spin = 20000, server_spin = 100000;
 
     load_mode(cfg);
     load_int("RCL_SERVERS", 1, RCL_MAX_SERVERS, &nservers, "");

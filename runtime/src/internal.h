@@ -138,8 +138,10 @@ struct rcl_server {
     int nheld;
     pthread_mutex_t *active[RCL_MAX_NEST]; /* locks whose CS is running, outermost first */
     int nactive;
-    uint64_t served; /* statistics: requests answered */
-    uint64_t parks;  /* statistics: times parked */
+    /* statistics, written only by the server (relaxed load + store: no RMW), read by tools */
+    _Atomic uint64_t served;      /* requests answered */
+    _Atomic uint64_t idle_passes; /* passes that found nothing to run */
+    _Atomic uint64_t parks;       /* times parked */
 } __attribute__((aligned(RCL_CACHE_LINE)));
 
 RCL_HIDDEN void rcl_server_init(struct rcl_server *s, int index, int cpu);

@@ -180,6 +180,17 @@ void rcl_placement_init(struct rcl_placement *pl, const struct rcl_config *cfg) 
         rcl_warn("%s", pl->why);
         return;
     }
+    /* The process's allowed CPUs (cgroup/cpuset), not the calling thread's affinity: the
+     * first delegating thread may have pinned itself. */
+    hwloc_const_bitmap_t allowed = hwloc_topology_get_allowed_cpuset(pl->topo);
+    if (allowed && !hwloc_bitmap_iszero(allowed)) {
+        CPU_ZERO(&pl->allowed);
+        unsigned id;
+        hwloc_bitmap_foreach_begin(id, allowed) {
+            if (id < CPU_SETSIZE) CPU_SET(id, &pl->allowed);
+        }
+        hwloc_bitmap_foreach_end();
+    }
     pl->ncores = hwloc_get_nbobjs_by_type(pl->topo, HWLOC_OBJ_CORE);
     pl->npus = hwloc_get_nbobjs_by_type(pl->topo, HWLOC_OBJ_PU);
     pl->nnuma = hwloc_get_nbobjs_by_type(pl->topo, HWLOC_OBJ_NUMANODE);
@@ -223,8 +234,7 @@ void rcl_placement_init(struct rcl_placement *pl, const struct rcl_config *cfg) 
 }
 
 void rcl_placement_fini(struct rcl_placement *pl) {
-    if (pl->topo)
-        hwloc_topology_destroy(pl->topo);
+    if (pl->topo) hwloc_topology_destroy(pl->topo);
     pl->topo = NULL;
 }
 

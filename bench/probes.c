@@ -1,0 +1,242 @@
+/*
+ * rcl-bench-probes - the physical limits next to what the runtime achieves, in one process
+ * (docs/benchmarks.md):
+ *
+ *   pingpong     round trip of one cache line between the client CPU and the server CPU
+ *   delegate     round trip of an empty delegated critical section, one client (rcl_delegate)
+ *   capacity     one driver thread keeps K mailboxes of one server full, so the server never
+ *                waits: server time per request, in ns and TSC cycles
+ *   futex-wake   latency from FUTEX_WAKE to the woken thread running (what a parked client
+ *                pays; the client spin budget RCL_SPIN_NS is chosen from it)
+ *
+ * Each probe reports the median of R repetitions. Output: a readable table, or --json.
+ * The client runs on --client-cpu, the server on --server-cpu (RCL_SERVER_CPUS is set to it).
+ */
+#include "internal.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <x86intrin.h>
+
+static int client_cpu = 0, server_cpu = 1, reps = 5, capacity_slots = 32;
+static double tsc_per_ns;
+static double capacity_idle_share; /* idle server passes per request served */
+
+static void pin(int cpu) {
+    cpu_set_t s;
+    CPU_ZERO(&s);
+    CPU_SET(cpu, &s);
+    if (pthread_setaffinity_np(pthread_self(), sizeof s, &s) != 0) {
+        fprintf(stderr, "rcl-bench-probes: cannot pin to CPU %d\n", cpu);
+        exit(2);
+    }
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return v[n / 2];
+}
+
+static void calibrate_tsc(void) {
+    uint64_t n0 = rcl_now_ns(), c0 = __rdtsc();
+    while (rcl_now_ns() - n0 < 100000000)
+        ;
+    tsc_per_ns = (double)(__rdtsc() - c0) / (double)(rcl_now_ns() - n0);
+}
+
+/* ---------------------------------------------------------------- ping-pong */
+
+static _Atomic uint64_t ball __attribute__((aligned(64)));
+#define PINGPONG_ROUNDS 200000
+
+static void *pong(void *arg) {
+    (void)arg;
+    pin(server_cpu);
+    for (uint64_t i = 1; i <= PINGPONG_ROUNDS; i++) {
+        while (atomic_load_explicit(&ball, memory_order_acquire) != 2 * i - 1)
+            rcl_cpu_relax();
+        atomic_store_explicit(&ball, 2 * i, memory_order_release);
+    }
+    return NULL;
+}
+
+static double probe_pingpong(void) {
+    atomic_store(&ball, 0);
+    pthread_t t;
+    pthread_create(&t, NULL, pong, NULL);
+    uint64_t t0 = rcl_now_ns();
+    for (uint64_t i = 1; i <= PINGPONG_ROUNDS; i++) {
+        atomic_store_explicit(&ball, 2 * i - 1, memory_order_release);
+        while (atomic_load_explicit(&ball, memory_order_acquire) != 2 * i)
+            rcl_cpu_relax();
+    }
+    double ns = (double)(rcl_now_ns() - t0) / PINGPONG_ROUNDS;
+    pthread_join(t, NULL);
+    return ns;
+}
+
+/* ---------------------------------------------------------------- delegate round trip */
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t cs_counter;
+static int empty_cs(void *arg) {
+    (void)arg;
+    cs_counter++;
+    return 0;
+}
+
+static double probe_delegate(void) {
+    const int n = 200000;
+    for (int i = 0; i < 1000; i++) /* warm: mailbox registered, lines in place */
+        rcl_delegate(&lock, empty_cs, NULL);
+    uint64_t t0 = rcl_now_ns();
+    for (int i = 0; i < n; i++)
+        rcl_delegate(&lock, empty_cs, NULL);
+    return (double)(rcl_now_ns() - t0) / n;
+}
+
+/* ---------------------------------------------------------------- server capacity */
+
+static double probe_capacity(void) {
+    struct rcl_mailbox *mb[1024];
+    for (int i = 0; i < capacity_slots; i++)
+        mb[i] = rcl__mailbox_open(0);
+    const uint64_t n = 2000000;
+    uint64_t done = 0, posted = 0;
+    for (int i = 0; i < capacity_slots; i++, posted++)
+        rcl__mailbox_post(mb[i], &lock, empty_cs, NULL);
+    struct rcl_server *s = rcl__server(0);
+    uint64_t idle0 = atomic_load(&s->idle_passes), served0 = atomic_load(&s->served);
+    uint64_t t0 = rcl_now_ns();
+    while (done < n) {
+        for (int i = 0; i < capacity_slots; i++)
+            if (rcl__mailbox_answered(mb[i])) {
+                done++;
+                rcl__mailbox_post(mb[i], &lock, empty_cs, NULL);
+                posted++;
+            }
+    }
+    double ns = (double)(rcl_now_ns() - t0) / (double)done;
+    capacity_idle_share = (double)(atomic_load(&s->idle_passes) - idle0) /
+                          (double)(atomic_load(&s->served) - served0);
+    while (done < posted) /* drain */
+        for (int i = 0; i < capacity_slots; i++)
+            if (rcl__mailbox_answered(mb[i]) && done < posted) done++;
+    for (int i = 0; i < capacity_slots; i++) {
+        while (!rcl__mailbox_answered(mb[i]))
+            rcl_cpu_relax();
+        rcl__mailbox_close(mb[i]);
+    }
+    return ns;
+}
+
+/* ---------------------------------------------------------------- futex wake latency */
+
+static _Atomic uint32_t fword;
+static _Atomic uint64_t woke_at;
+static void *sleeper(void *arg) {
+    int rounds = *(int *)arg;
+    pin(server_cpu);
+    for (int i = 0; i < rounds; i++) {
+        while (atomic_load(&fword) == 0)
+            rcl_futex_wait(&fword, 0, 0);
+        atomic_store(&woke_at, rcl_now_ns());
+        atomic_store(&fword, 0);
+    }
+    return NULL;
+}
+
+static double probe_futex_wake(void) {
+    int rounds = 2000;
+    double lat[2000];
+    pthread_t t;
+    atomic_store(&fword, 0);
+    pthread_create(&t, NULL, sleeper, &rounds);
+    for (int i = 0; i < rounds; i++) {
+        struct timespec ts = {0, 200000}; /* let it fall asleep */
+        nanosleep(&ts, NULL);
+        atomic_store(&woke_at, 0);
+        uint64_t t0 = rcl_now_ns();
+        atomic_store(&fword, 1);
+        rcl_futex_wake(&fword, 1);
+        while (!atomic_load(&woke_at))
+            rcl_cpu_relax();
+        lat[i] = (double)(atomic_load(&woke_at) - t0);
+        while (atomic_load(&fword) != 0)
+            rcl_cpu_relax();
+    }
+    pthread_join(t, NULL);
+    return median(lat, rounds);
+}
+
+int main(int argc, char **argv) {
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json"))
+            json = 1;
+        else if (i + 1 < argc && !strcmp(argv[i], "--client-cpu"))
+            client_cpu = atoi(argv[++i]);
+        else if (i + 1 < argc && !strcmp(argv[i], "--server-cpu"))
+            server_cpu = atoi(argv[++i]);
+        else if (i + 1 < argc && !strcmp(argv[i], "--reps"))
+            reps = atoi(argv[++i]);
+        else if (i + 1 < argc && !strcmp(argv[i], "--slots"))
+            capacity_slots = atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: rcl-bench-probes [--client-cpu N] [--server-cpu N] [--reps R] "
+                            "[--slots K] [--json]\n");
+            return strcmp(argv[i], "--help") ? 2 : 0;
+        }
+    }
+    if (reps < 1 || reps > 101 || capacity_slots < 1 || capacity_slots > 1024) {
+        fprintf(stderr, "rcl-bench-probes: --reps 1..101, --slots 1..1024\n");
+        return 2;
+    }
+    char cpus[16];
+    snprintf(cpus, sizeof cpus, "%d", server_cpu);
+    setenv("RCL_SERVER_CPUS", cpus, 1);
+    setenv("RCL_MODE", "delegate", 1);
+    setenv("RCL_CLIENT_AFFINITY", "any", 1); /* the probe pins its client itself */
+    pin(client_cpu);
+    calibrate_tsc();
+    rcl_server_count();
+
+    double pp[101], dg[101], cap[101], fw[101];
+    for (int r = 0; r < reps; r++) {
+        pp[r] = probe_pingpong();
+        dg[r] = probe_delegate();
+        cap[r] = probe_capacity();
+    }
+    for (int r = 0; r < reps; r++)
+        fw[r] = probe_futex_wake();
+    double pingpong = median(pp, reps), delegate = median(dg, reps), capacity = median(cap, reps),
+           fwake = median(fw, reps);
+    if (json) {
+        printf("{\"client_cpu\": %d, \"server_cpu\": %d, \"reps\": %d, \"tsc_per_ns\": %.3f,\n"
+               " \"pingpong_rtt_ns\": %.1f, \"delegate_rtt_ns\": %.1f, \"delegate_over_pingpong\": "
+               "%.2f,\n \"capacity_slots\": %d, \"server_ns_per_request\": %.2f, "
+               "\"server_cycles_per_request\": %.1f, \"server_mrequests_s\": %.2f,\n"
+               " \"futex_wake_ns\": %.0f}\n",
+               client_cpu, server_cpu, reps, tsc_per_ns, pingpong, delegate, delegate / pingpong,
+               capacity_slots, capacity, capacity * tsc_per_ns, 1e3 / capacity, fwake);
+        return 0;
+    }
+    printf("probe                     median of %d   (client CPU %d, server CPU %d)\n", reps,
+           client_cpu, server_cpu);
+    printf("cache-line ping-pong RTT  %8.1f ns\n", pingpong);
+    printf("delegated CS RTT          %8.1f ns   = %.2f x ping-pong\n", delegate,
+           delegate / pingpong);
+    printf("server capacity           %8.2f ns/request = %.1f TSC cycles (%.2f M req/s, %d "
+           "mailboxes)\n",
+           capacity, capacity * tsc_per_ns, 1e3 / capacity, capacity_slots);
+    printf("  (server idle passes per request during the capacity probe: %.3f)\n",
+           capacity_idle_share);
+    printf("futex wake-up latency     %8.0f ns\n", fwake);
+    return 0;
+}

@@ -34,7 +34,7 @@ for san in thread address; do
     dir=build-$san
     cmake -G Ninja -S . -B "$dir" -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
         -DRCL_SANITIZE=$san -DRCL_BUILD_TOOLS=OFF -DCMAKE_BUILD_TYPE=Debug >/dev/null
-    ninja -C "$dir" rcl rcl_static rcl-info
+    ninja -C "$dir" rcl rcl_static rcl-info bank
     TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ASAN_OPTIONS="detect_leaks=1" \
         run_lit "lit: runtime under ${san} sanitizer" "$dir" --filter 'runtime/'
 done

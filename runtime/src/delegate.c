@@ -183,7 +183,7 @@ static inline void post(struct rcl_server *s, struct rcl_mailbox *mb, pthread_mu
 }
 
 /* Spin for about the cost of a futex wake-up, then park (server.c, "Waking a parked client"). */
-static void client_wait(struct rcl_mailbox *mb) {
+static void client_wait(struct rcl_server *s, struct rcl_mailbox *mb) {
     for (unsigned i = 1;; i++) {
         if (!atomic_load_explicit(&mb->fn, memory_order_acquire)) /* pairs: answer() release */
             return;
@@ -200,6 +200,7 @@ static void client_wait(struct rcl_mailbox *mb) {
             break;
         }
     }
+    atomic_fetch_add_explicit(&s->nparked, 1, memory_order_seq_cst);
     for (;;) {
         atomic_store_explicit(&mb->parked, 1, memory_order_relaxed);
         atomic_thread_fence(memory_order_seq_cst); /* D1: pairs with D2 in wake_parked */
@@ -208,6 +209,7 @@ static void client_wait(struct rcl_mailbox *mb) {
         if (!atomic_load_explicit(&mb->fn, memory_order_acquire)) break;
     }
     atomic_store_explicit(&mb->parked, 0, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&s->nparked, 1, memory_order_relaxed);
 }
 
 /* A server thread is about to wait on server `to`: refuse to close a cycle. */
@@ -240,7 +242,7 @@ static int delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, uint64_t *cs
     }
     struct rcl_mailbox *mb = client_mailbox(s);
     post(s, mb, lock, fn, ctx);
-    client_wait(mb);
+    client_wait(s, mb);
     if (self) atomic_store_explicit(&self->waiting_on, NULL, memory_order_release);
     if (cs_ns) *cs_ns = mb->cs_ns;
     return mb->ret;

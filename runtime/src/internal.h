@@ -129,6 +129,9 @@ struct rcl_server {
 
     /* written by the server when it parks, by a posting client when it wakes it */
     _Atomic uint32_t sleeping __attribute__((aligned(RCL_CACHE_LINE)));
+    /* clients parked (or about to) on this server's answers: the server skips its per-mailbox
+     * wake-up checks while this is 0 (client: RMW on its slow path; server: load after D2) */
+    _Atomic uint32_t nparked;
 
     /* nested delegation: the server this one is waiting on (cycle detection) */
     struct rcl_server *_Atomic waiting_on __attribute__((aligned(RCL_CACHE_LINE)));

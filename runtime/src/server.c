@@ -42,12 +42,15 @@
  * pthread_mutex_lock gets the mutex at the latest at the end of the current pass.
  *
  * Waking a parked client (Dekker pair, no lost wake-up):
- *   client: parked = 1; fence(seq_cst) [D1]; if fn == NULL: done, else futex_wait(parked, 1)
- *   server: fn = NULL (answer); ... end of pass: fence(seq_cst) [D2]; if parked: parked = 0,
- *           futex_wake(parked)
+ *   client: nparked++ (server-wide, atomic RMW); parked = 1; fence(seq_cst) [D1];
+ *           if fn == NULL: done, else futex_wait(parked, 1); finally parked = 0, nparked--
+ *   server: fn = NULL (answer); ... end of pass: fence(seq_cst) [D2]; if nparked != 0: for
+ *           each mailbox answered in the pass, if parked: parked = 0, futex_wake(parked)
  * With both fences, either the client sees fn == NULL and does not sleep, or the server sees
- * parked == 1 and wakes it (futex_wait returns at once if parked was already reset to 0).
- * The fence is paid once per pass that answered something, not once per request.
+ * nparked != 0 and parked == 1 and wakes it (futex_wait returns at once if parked was
+ * already reset to 0). The fence is paid once per pass that answered something, not once per
+ * request, and while no client is parked the server reads no mailbox again at the end of the
+ * pass.
  *
  * Parking an idle server (second Dekker pair):
  *   server: sleeping = 1; fence(seq_cst); re-scan: any request not seen before? then
@@ -199,6 +202,8 @@ static void wake_one(struct rcl_mailbox *mb) {
 /* End of a pass that answered requests: wake the clients that parked meanwhile. */
 static void wake_parked(struct rcl_server *s, struct pass *p) {
     atomic_thread_fence(memory_order_seq_cst); /* D2: pairs with D1 in client_wait */
+    if (!atomic_load_explicit(&s->nparked, memory_order_relaxed))
+        return; /* no client is parked or about to park: nobody to wake */
     if (!p->answered_overflow) {
         for (unsigned i = 0; i < p->nanswered; i++)
             wake_one(p->answered[i]);

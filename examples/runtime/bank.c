@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #define ACCOUNTS 256
-#define INITIAL 1000
+#define INITIAL  1000
 
 struct account {
     long balance;
@@ -42,8 +42,7 @@ struct transfer {
 /* The critical section, outlined: returns 0 when the transfer was refused (funds). */
 static int transfer_cs(void *arg) {
     struct transfer *t = arg;
-    if (accounts[t->from].balance < t->amount)
-        return 0;
+    if (accounts[t->from].balance < t->amount) return 0;
     accounts[t->from].balance -= t->amount;
     accounts[t->to].balance += t->amount;
     accounts[t->from].transfers++;
@@ -70,8 +69,7 @@ static void *worker(void *arg) {
     while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
         struct transfer t = {rand_r(&seed) % ACCOUNTS, rand_r(&seed) % ACCOUNTS,
                              rand_r(&seed) % 50};
-        if (t.from == t.to)
-            continue;
+        if (t.from == t.to) continue;
         if (rcl_delegate(&bank_lock, transfer_cs, &t))
             st->done++;
         else

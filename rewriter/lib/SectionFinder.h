@@ -1,0 +1,54 @@
+//===- SectionFinder.h - pair lock calls with their unlocks -----------------===//
+#ifndef RCL_REWRITER_SECTIONFINDER_H
+#define RCL_REWRITER_SECTIONFINDER_H
+
+#include "CriticalSection.h"
+#include "LockApi.h"
+#include "clang/AST/ASTContext.h"
+
+namespace rcl {
+
+/// Finds the critical sections of one function. A section starts at a statement that only
+/// locks a mutex and ends at the first later statement of the same block after which the
+/// mutex is released on every path (the unlock itself, or e.g. an `if` whose branches all
+/// unlock). Unlocks nested inside become exits; the statements that follow such an unlock
+/// (its tail) must leave the section (return, break, goto...) or fall out of its last
+/// statement. Jumps are followed on the function's structure rather than on a CFG: a label
+/// inside a section is refused, so every path is visible in the nesting of statements.
+class SectionFinder {
+public:
+  SectionFinder(clang::ASTContext &Ctx, const LockApi &Api, const SourceText &Text)
+      : Ctx(Ctx), Api(Api), Text(Text) {}
+
+  /// Every lock statement of `Fn` as a section (refused or not), in source order
+  /// (outer sections before the sections nested in them), and the other mutex operations.
+  void find(const clang::FunctionDecl *Fn, std::vector<CriticalSection> &Sections,
+            std::vector<OtherSite> &Others);
+
+  /// Whether control can reach the end of S normally, and, when `Released` is given,
+  /// without passing an unlock of that mutex.
+  bool fallsThrough(const clang::Stmt *S, const clang::Expr *Released) const;
+
+private:
+  CriticalSection build(const clang::FunctionDecl *Fn, const clang::CompoundStmt *Block,
+                        unsigned LockIndex, const clang::CallExpr *LockCall);
+  void findExits(CriticalSection &CS);
+  bool isOperationOn(const clang::Stmt *S, LockOp Op, const clang::Expr *Mutex) const;
+  void collectCalls(const clang::Stmt *S, LockOp Op, const clang::Expr *Mutex,
+                    std::vector<const clang::CallExpr *> &Out) const;
+  const clang::Stmt *parent(const clang::Stmt *S) const;
+  /// The range of a statement that performs a mutex operation, also when a macro spells it
+  /// with its own `;`, provided no sibling statement comes from the same expansion.
+  std::optional<TextRange> operationRange(const clang::Stmt *S, const clang::Stmt *Parent) const;
+  Refusal refuse(std::string Reason, clang::SourceLocation Loc) const {
+    return Refusal{std::move(Reason), Loc};
+  }
+
+  clang::ASTContext &Ctx;
+  const LockApi &Api;
+  const SourceText &Text;
+};
+
+} // namespace rcl
+
+#endif

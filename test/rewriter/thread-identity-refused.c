@@ -1,0 +1,49 @@
+// Case 13: the body would run on another thread: errno, thread-local variables,
+// pthread_self, alloca, va_arg and setjmp are refused; file byte-identical.
+// RUN: %rcl-rewrite --all %s -- %rcl_cflags > %t.c 2> %t.err
+// RUN: cmp %s %t.c
+// RUN: FileCheck %s < %t.err
+#include <alloca.h>
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static __thread int per_thread;
+static long v;
+static jmp_buf env;
+
+void identity(int n, ...)
+{
+    va_list ap;
+    va_start(ap, n);
+    pthread_mutex_lock(&m);
+    errno = 0;
+    // CHECK: thread-identity-refused.c:[[@LINE-1]]:5: rcl: cannot convert critical section: uses errno, which is per thread
+    pthread_mutex_unlock(&m);
+    pthread_mutex_lock(&m);
+    per_thread++;
+    // CHECK: thread-identity-refused.c:[[@LINE-1]]:5: rcl: cannot convert critical section: uses thread-local variable 'per_thread'
+    pthread_mutex_unlock(&m);
+    pthread_mutex_lock(&m);
+    v = (long)pthread_self();
+    // CHECK: thread-identity-refused.c:[[@LINE-1]]:15: rcl: cannot convert critical section: depends on the calling thread's identity
+    pthread_mutex_unlock(&m);
+    pthread_mutex_lock(&m);
+    char *s = alloca(8);
+    // CHECK: thread-identity-refused.c:[[@LINE-1]]:15: rcl: cannot convert critical section: uses alloca
+    s[0] = 0;
+    pthread_mutex_unlock(&m);
+    pthread_mutex_lock(&m);
+    v += va_arg(ap, int);
+    // CHECK: thread-identity-refused.c:[[@LINE-1]]:10: rcl: cannot convert critical section: uses the enclosing function's variable arguments
+    pthread_mutex_unlock(&m);
+    pthread_mutex_lock(&m);
+    if (setjmp(env) == 0)
+        v++;
+    // CHECK: thread-identity-refused.c:[[@LINE-2]]:9: rcl: cannot convert critical section: uses setjmp/longjmp
+    pthread_mutex_unlock(&m);
+    va_end(ap);
+}
+// CHECK: lock 'm': 0 converted, 6 refused

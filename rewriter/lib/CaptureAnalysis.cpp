@@ -20,40 +20,38 @@ using namespace clang;
 namespace rcl {
 
 std::optional<std::string> delegatedConditionWait(LockOp Op) {
-  // librcl cannot block inside a delegated section yet (issue: runtime condition variables).
-  // When it can: return "rcl_cond_wait" for CondWait and "rcl_cond_timedwait" otherwise.
-  (void)Op;
-  return std::nullopt;
+    // librcl cannot block inside a delegated section yet (issue: runtime condition variables).
+    // When it can: return "rcl_cond_wait" for CondWait and "rcl_cond_timedwait" otherwise.
+    (void)Op;
+    return std::nullopt;
 }
 
 namespace {
 
 template <typename Fn> void walk(const Stmt *S, Fn &&Visit) {
-  if (!S)
-    return;
-  Visit(S);
-  for (const Stmt *Child : S->children())
-    walk(Child, Visit);
+    if (!S) return;
+    Visit(S);
+    for (const Stmt *Child : S->children())
+        walk(Child, Visit);
 }
 
 /// Calls whose behaviour depends on the thread that makes them, with the reason.
 const char *threadIdentityReason(StringRef Name) {
-  if (Name == "__errno_location")
-    return "uses errno, which is per thread";
-  if (Name == "pthread_self" || Name == "gettid" || Name == "pthread_getspecific" ||
-      Name == "pthread_setspecific" || Name == "pthread_exit")
-    return "depends on the calling thread's identity";
-  if (Name == "setjmp" || Name == "_setjmp" || Name == "sigsetjmp" || Name == "__sigsetjmp" ||
-      Name == "longjmp" || Name == "_longjmp" || Name == "siglongjmp")
-    return "uses setjmp/longjmp, which cannot cross threads";
-  if (Name == "alloca" || Name == "__builtin_alloca")
-    return "uses alloca, whose memory would live on the server's stack";
-  if (Name == "__builtin_va_start" || Name == "__builtin_va_end" ||
-      Name == "__builtin_va_copy" || Name == "__builtin_c23_va_start")
-    return "uses the enclosing function's variable arguments";
-  if (Name == "pthread_sigmask" || Name == "sigprocmask" || Name == "raise")
-    return "changes or uses the calling thread's signal state";
-  return nullptr;
+    if (Name == "__errno_location") return "uses errno, which is per thread";
+    if (Name == "pthread_self" || Name == "gettid" || Name == "pthread_getspecific" ||
+        Name == "pthread_setspecific" || Name == "pthread_exit")
+        return "depends on the calling thread's identity";
+    if (Name == "setjmp" || Name == "_setjmp" || Name == "sigsetjmp" || Name == "__sigsetjmp" ||
+        Name == "longjmp" || Name == "_longjmp" || Name == "siglongjmp")
+        return "uses setjmp/longjmp, which cannot cross threads";
+    if (Name == "alloca" || Name == "__builtin_alloca")
+        return "uses alloca, whose memory would live on the server's stack";
+    if (Name == "__builtin_va_start" || Name == "__builtin_va_end" || Name == "__builtin_va_copy" ||
+        Name == "__builtin_c23_va_start")
+        return "uses the enclosing function's variable arguments";
+    if (Name == "pthread_sigmask" || Name == "sigprocmask" || Name == "raise")
+        return "changes or uses the calling thread's signal state";
+    return nullptr;
 }
 
 } // namespace
@@ -61,452 +59,443 @@ const char *threadIdentityReason(StringRef Name) {
 CaptureAnalysis::CaptureAnalysis(ASTContext &Ctx, const LockApi &Api, const SourceText &Text,
                                  const FunctionDecl *Fn)
     : Ctx(Ctx), Api(Api), Text(Text) {
-  walk(Fn->getBody(), [&](const Stmt *S) {
-    const auto *Ref = dyn_cast<DeclRefExpr>(S);
-    if (!Ref)
-      return;
-    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
-    if (!Var)
-      return;
-    if (std::optional<unsigned> Offset = this->Text.expansionOffset(Ref->getLocation()))
-      UsesInFunction[Var].push_back({Ref, *Offset});
-    const Stmt *P = parent(Ref);
-    while (P && isa<ParenExpr>(P))
-      P = parent(P);
-    if (const auto *Op = dyn_cast_or_null<UnaryOperator>(P))
-      if (Op->getOpcode() == UO_AddrOf)
-        AddressTaken.insert(Var);
-  });
+    walk(Fn->getBody(), [&](const Stmt *S) {
+        const auto *Ref = dyn_cast<DeclRefExpr>(S);
+        if (!Ref) return;
+        const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+        if (!Var) return;
+        if (std::optional<unsigned> Offset = this->Text.expansionOffset(Ref->getLocation()))
+            UsesInFunction[Var].push_back({Ref, *Offset});
+        const Stmt *P = parent(Ref);
+        while (P && isa<ParenExpr>(P))
+            P = parent(P);
+        if (const auto *Op = dyn_cast_or_null<UnaryOperator>(P))
+            if (Op->getOpcode() == UO_AddrOf) AddressTaken.insert(Var);
+    });
 }
 
 const Stmt *CaptureAnalysis::parent(const Stmt *S) const {
-  DynTypedNodeList Parents = Ctx.getParents(*S);
-  return Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+    DynTypedNodeList Parents = Ctx.getParents(*S);
+    return Parents.empty() ? nullptr : Parents[0].get<Stmt>();
 }
 
 void CaptureAnalysis::refuse(CriticalSection &CS, std::string Reason, SourceLocation Loc) {
-  if (!CS.Refused)
-    CS.Refused = Refusal{std::move(Reason), Loc};
+    if (!CS.Refused) CS.Refused = Refusal{std::move(Reason), Loc};
 }
 
 bool CaptureAnalysis::excluded(const CriticalSection &CS, unsigned Offset) const {
-  for (const Exit &E : CS.Exits)
-    if (E.Removed.contains(Offset))
-      return true;
-  return CS.FinalUnlock && CS.FinalUnlock->contains(Offset);
+    for (const Exit &E : CS.Exits)
+        if (E.Removed.contains(Offset)) return true;
+    return CS.FinalUnlock && CS.FinalUnlock->contains(Offset);
 }
 
 bool CaptureAnalysis::inTail(const CriticalSection &CS, unsigned Offset) const {
-  for (const Exit &E : CS.Exits)
-    if (E.Tail && E.Tail->contains(Offset))
-      return true;
-  return false;
+    for (const Exit &E : CS.Exits)
+        if (E.Tail && E.Tail->contains(Offset)) return true;
+    return false;
 }
 
 bool CaptureAnalysis::declaredInBody(const CriticalSection &CS, const Decl *D) const {
-  std::optional<unsigned> Offset = Text.expansionOffset(D->getLocation());
-  return Offset && CS.Body.contains(*Offset);
+    std::optional<unsigned> Offset = Text.expansionOffset(D->getLocation());
+    return Offset && CS.Body.contains(*Offset);
 }
 
 bool CaptureAnalysis::isRead(const DeclRefExpr *Ref) const {
-  const Stmt *P = parent(Ref);
-  while (P && isa<ParenExpr>(P))
-    P = parent(P);
-  const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(P);
-  return Cast && Cast->getCastKind() == CK_LValueToRValue;
+    const Stmt *P = parent(Ref);
+    while (P && isa<ParenExpr>(P))
+        P = parent(P);
+    const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(P);
+    return Cast && Cast->getCastKind() == CK_LValueToRValue;
 }
 
 bool CaptureAnalysis::usesLocalType(QualType T, const CriticalSection &CS) const {
-  for (int Depth = 0; !T.isNull() && Depth < 32; ++Depth) {
-    if (const auto *Typedef = T->getAs<TypedefType>()) {
-      const TypedefNameDecl *D = Typedef->getDecl();
-      if (D->getDeclContext()->isFunctionOrMethod() && !declaredInBody(CS, D))
-        return true;
+    for (int Depth = 0; !T.isNull() && Depth < 32; ++Depth) {
+        if (const auto *Typedef = T->getAs<TypedefType>()) {
+            const TypedefNameDecl *D = Typedef->getDecl();
+            if (D->getDeclContext()->isFunctionOrMethod() && !declaredInBody(CS, D)) return true;
+        }
+        if (const TagDecl *Tag = T->getAsTagDecl())
+            if (Tag->getDeclContext()->isFunctionOrMethod() && !declaredInBody(CS, Tag))
+                return true;
+        if (const auto *Fun = T->getAs<FunctionProtoType>()) {
+            for (QualType Param : Fun->getParamTypes())
+                if (usesLocalType(Param, CS)) return true;
+            T = Fun->getReturnType();
+        } else if (T->isPointerType()) {
+            T = T->getPointeeType();
+        } else if (const ArrayType *Array = T->getAsArrayTypeUnsafe()) {
+            T = Array->getElementType();
+        } else {
+            return false;
+        }
     }
-    if (const TagDecl *Tag = T->getAsTagDecl())
-      if (Tag->getDeclContext()->isFunctionOrMethod() && !declaredInBody(CS, Tag))
-        return true;
-    if (const auto *Fun = T->getAs<FunctionProtoType>()) {
-      for (QualType Param : Fun->getParamTypes())
-        if (usesLocalType(Param, CS))
-          return true;
-      T = Fun->getReturnType();
-    } else if (T->isPointerType()) {
-      T = T->getPointeeType();
-    } else if (const ArrayType *Array = T->getAsArrayTypeUnsafe()) {
-      T = Array->getElementType();
-    } else {
-      return false;
-    }
-  }
-  return false;
+    return false;
 }
 
 const Stmt *CaptureAnalysis::jumpTarget(const Stmt *Jump) const {
-  bool IsBreak = isa<BreakStmt>(Jump);
-  for (const Stmt *P = parent(Jump); P; P = parent(P)) {
-    if (isa<ForStmt, WhileStmt, DoStmt>(P))
-      return P;
-    if (IsBreak && isa<SwitchStmt>(P))
-      return P;
-  }
-  return nullptr;
+    bool IsBreak = isa<BreakStmt>(Jump);
+    for (const Stmt *P = parent(Jump); P; P = parent(P)) {
+        if (isa<ForStmt, WhileStmt, DoStmt>(P)) return P;
+        if (IsBreak && isa<SwitchStmt>(P)) return P;
+    }
+    return nullptr;
 }
 
 void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
-  SourceLocation Loc = S->getBeginLoc();
-  auto insideBody = [&](const Stmt *N) {
-    std::optional<unsigned> Offset = N ? Text.expansionOffset(N->getBeginLoc()) : std::nullopt;
-    return Offset && CS.Body.contains(*Offset);
-  };
-  if (isa<ReturnStmt>(S))
-    return refuse(CS, "returns while holding the lock", Loc);
-  if (isa<BreakStmt, ContinueStmt>(S) && !insideBody(jumpTarget(S)))
-    return refuse(CS, std::string(isa<BreakStmt>(S) ? "break" : "continue") +
+    SourceLocation Loc = S->getBeginLoc();
+    auto insideBody = [&](const Stmt *N) {
+        std::optional<unsigned> Offset = N ? Text.expansionOffset(N->getBeginLoc()) : std::nullopt;
+        return Offset && CS.Body.contains(*Offset);
+    };
+    if (isa<ReturnStmt>(S)) return refuse(CS, "returns while holding the lock", Loc);
+    if (isa<BreakStmt, ContinueStmt>(S) && !insideBody(jumpTarget(S)))
+        return refuse(CS,
+                      std::string(isa<BreakStmt>(S) ? "break" : "continue") +
                           " leaves the critical section while holding the lock",
-                  Loc);
-  if (isa<GotoStmt, IndirectGotoStmt, AddrLabelExpr>(S))
-    return refuse(CS, "contains a goto or a label address", Loc);
-  if (isa<LabelStmt>(S))
-    return refuse(CS, "contains a label (a goto could jump into the critical section)", Loc);
-  if (const auto *Case = dyn_cast<SwitchCase>(S)) {
-    const Stmt *Switch = parent(Case);
-    while (Switch && !isa<SwitchStmt>(Switch))
-      Switch = parent(Switch);
-    if (!insideBody(Switch))
-      return refuse(CS, "a case label of an enclosing switch is inside the critical section",
-                    Loc);
-  }
-  if (isa<VAArgExpr>(S))
-    return refuse(CS, "uses the enclosing function's variable arguments", Loc);
-  if (const auto *Decl = dyn_cast<DeclStmt>(S)) {
-    for (const clang::Decl *D : Decl->decls()) {
-      if (isa<TagDecl, TypedefNameDecl>(D))
-        return refuse(CS, "declares a type inside the critical section", D->getLocation());
-      if (const auto *Var = dyn_cast<VarDecl>(D)) {
-        if (Var->getType()->isVariableArrayType())
-          return refuse(CS, "declares a variable-length array", D->getLocation());
-        if (usesLocalType(Var->getType(), CS))
-          return refuse(CS, "uses a type declared inside the function",
-                        D->getLocation());
-      }
-      if (const auto *Fun = dyn_cast<FunctionDecl>(D))
-        return refuse(CS, "declares function '" + Fun->getNameAsString() +
-                              "' inside the critical section",
-                      D->getLocation());
-    }
-  }
-  if (const auto *Cast = dyn_cast<ExplicitCastExpr>(S))
-    if (usesLocalType(Cast->getTypeAsWritten(), CS))
-      return refuse(CS, "uses a type declared inside the function", Loc);
-  if (const auto *Trait = dyn_cast<UnaryExprOrTypeTraitExpr>(S))
-    if (Trait->isArgumentType() && usesLocalType(Trait->getArgumentType(), CS))
-      return refuse(CS, "uses a type declared inside the function", Loc);
-  if (isa<CompoundLiteralExpr, OffsetOfExpr>(S) &&
-      usesLocalType(cast<Expr>(S)->getType(), CS))
-    return refuse(CS, "uses a type declared inside the function", Loc);
-  if (const auto *Call = dyn_cast<CallExpr>(S)) {
-    if (std::optional<LockOp> Op = Api.classify(Call)) {
-      if (*Op == LockOp::CondWait || *Op == LockOp::CondTimedWait) {
-        if (!sameLvalue(Api.mutexOperand(Call, *Op), CS.Mutex, Ctx))
-          return refuse(CS, "waits on a condition with a different mutex than the section's",
-                        Loc);
-        std::optional<std::string> Replacement = delegatedConditionWait(*Op);
-        if (!Replacement)
-          return refuse(CS, "contains a condition wait; not yet supported by the runtime", Loc);
-        std::optional<TextRange> Callee = Text.node(Call->getCallee()->getSourceRange());
-        if (!Callee)
-          return refuse(CS, "the condition wait is written inside a macro", Loc);
-        CS.BodyEdits.push_back({Callee->Begin, Callee->End - Callee->Begin, *Replacement});
-        return;
-      }
-      if (*Op == LockOp::Unlock) {
-        // An unlock of another mutex: fine only when its lock is inside the section too,
-        // which the per-mutex balance check below establishes.
-        return;
-      }
-    }
-    if (const FunctionDecl *Callee = Call->getDirectCallee()) {
-      if (Callee->getIdentifier())
-        if (const char *Reason = threadIdentityReason(Callee->getName()))
-          return refuse(CS, Reason, Loc);
-      if (Callee->getLexicalDeclContext()->isFunctionOrMethod())
-        return refuse(CS, "calls '" + Callee->getNameAsString() +
-                              "', declared inside the function",
                       Loc);
+    if (isa<GotoStmt, IndirectGotoStmt, AddrLabelExpr>(S))
+        return refuse(CS, "contains a goto or a label address", Loc);
+    if (isa<LabelStmt>(S))
+        return refuse(CS, "contains a label (a goto could jump into the critical section)", Loc);
+    if (const auto *Case = dyn_cast<SwitchCase>(S)) {
+        const Stmt *Switch = parent(Case);
+        while (Switch && !isa<SwitchStmt>(Switch))
+            Switch = parent(Switch);
+        if (!insideBody(Switch))
+            return refuse(CS, "a case label of an enclosing switch is inside the critical section",
+                          Loc);
     }
-  }
+    if (isa<VAArgExpr>(S))
+        return refuse(CS, "uses the enclosing function's variable arguments", Loc);
+    if (const auto *Decl = dyn_cast<DeclStmt>(S)) {
+        for (const clang::Decl *D : Decl->decls()) {
+            if (isa<TagDecl, TypedefNameDecl>(D))
+                return refuse(CS, "declares a type inside the critical section", D->getLocation());
+            if (const auto *Var = dyn_cast<VarDecl>(D)) {
+                if (Var->getType()->isVariableArrayType())
+                    return refuse(CS, "declares a variable-length array", D->getLocation());
+                if (usesLocalType(Var->getType(), CS))
+                    return refuse(CS, "uses a type declared inside the function", D->getLocation());
+            }
+            if (const auto *Fun = dyn_cast<FunctionDecl>(D))
+                return refuse(CS,
+                              "declares function '" + Fun->getNameAsString() +
+                                  "' inside the critical section",
+                              D->getLocation());
+        }
+    }
+    if (const auto *Cast = dyn_cast<ExplicitCastExpr>(S))
+        if (usesLocalType(Cast->getTypeAsWritten(), CS))
+            return refuse(CS, "uses a type declared inside the function", Loc);
+    if (const auto *Trait = dyn_cast<UnaryExprOrTypeTraitExpr>(S))
+        if (Trait->isArgumentType() && usesLocalType(Trait->getArgumentType(), CS))
+            return refuse(CS, "uses a type declared inside the function", Loc);
+    if (isa<CompoundLiteralExpr, OffsetOfExpr>(S) && usesLocalType(cast<Expr>(S)->getType(), CS))
+        return refuse(CS, "uses a type declared inside the function", Loc);
+    if (const auto *Call = dyn_cast<CallExpr>(S)) {
+        if (std::optional<LockOp> Op = Api.classify(Call)) {
+            if (*Op == LockOp::CondWait || *Op == LockOp::CondTimedWait) {
+                if (!sameLvalue(Api.mutexOperand(Call, *Op), CS.Mutex, Ctx))
+                    return refuse(
+                        CS, "waits on a condition with a different mutex than the section's", Loc);
+                std::optional<std::string> Replacement = delegatedConditionWait(*Op);
+                if (!Replacement)
+                    return refuse(CS, "contains a condition wait; not yet supported by the runtime",
+                                  Loc);
+                std::optional<TextRange> Callee = Text.node(Call->getCallee()->getSourceRange());
+                if (!Callee) return refuse(CS, "the condition wait is written inside a macro", Loc);
+                CS.BodyEdits.push_back({Callee->Begin, Callee->End - Callee->Begin, *Replacement});
+                return;
+            }
+            if (*Op == LockOp::Unlock) {
+                // An unlock of another mutex: fine only when its lock is inside the section too,
+                // which the per-mutex balance check below establishes.
+                return;
+            }
+        }
+        if (const FunctionDecl *Callee = Call->getDirectCallee()) {
+            if (Callee->getIdentifier())
+                if (const char *Reason = threadIdentityReason(Callee->getName()))
+                    return refuse(CS, Reason, Loc);
+            if (Callee->getLexicalDeclContext()->isFunctionOrMethod())
+                return refuse(
+                    CS, "calls '" + Callee->getNameAsString() + "', declared inside the function",
+                    Loc);
+        }
+    }
 }
 
 void CaptureAnalysis::scanBody(CriticalSection &CS, const Stmt *S) {
-  if (!S || CS.Refused)
-    return;
-  std::optional<unsigned> Offset = Text.expansionOffset(S->getBeginLoc());
-  if (Offset && excluded(CS, *Offset))
-    return;
-  checkHazard(CS, S);
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
-    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl())) {
-      if (Var->getTLSKind() != VarDecl::TLS_None)
-        return refuse(CS, "uses thread-local variable '" + Var->getNameAsString() + "'",
-                      Ref->getLocation());
-      BodyUses[Var].push_back(Ref);
-      if (!isRead(Ref))
-        Written.insert(Var);
-    } else if (const auto *Fun = dyn_cast<FunctionDecl>(Ref->getDecl())) {
-      if (Fun->getLexicalDeclContext()->isFunctionOrMethod())
-        return refuse(CS, "uses '" + Fun->getNameAsString() + "', declared inside the function",
-                      Ref->getLocation());
-    } else if (const auto *Enum = dyn_cast<EnumConstantDecl>(Ref->getDecl())) {
-      if (Enum->getDeclContext()->getParent()->isFunctionOrMethod() &&
-          !declaredInBody(CS, Enum))
-        return refuse(CS, "uses an enumerator declared inside the function",
-                      Ref->getLocation());
+    if (!S || CS.Refused) return;
+    std::optional<unsigned> Offset = Text.expansionOffset(S->getBeginLoc());
+    if (Offset && excluded(CS, *Offset)) return;
+    checkHazard(CS, S);
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
+        if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl())) {
+            if (Var->getTLSKind() != VarDecl::TLS_None)
+                return refuse(CS, "uses thread-local variable '" + Var->getNameAsString() + "'",
+                              Ref->getLocation());
+            BodyUses[Var].push_back(Ref);
+            if (!isRead(Ref)) Written.insert(Var);
+        } else if (const auto *Fun = dyn_cast<FunctionDecl>(Ref->getDecl())) {
+            if (Fun->getLexicalDeclContext()->isFunctionOrMethod())
+                return refuse(CS,
+                              "uses '" + Fun->getNameAsString() + "', declared inside the function",
+                              Ref->getLocation());
+        } else if (const auto *Enum = dyn_cast<EnumConstantDecl>(Ref->getDecl())) {
+            if (Enum->getDeclContext()->getParent()->isFunctionOrMethod() &&
+                !declaredInBody(CS, Enum))
+                return refuse(CS, "uses an enumerator declared inside the function",
+                              Ref->getLocation());
+        }
     }
-  }
-  for (const Stmt *Child : S->children())
-    scanBody(CS, Child);
+    for (const Stmt *Child : S->children())
+        scanBody(CS, Child);
 }
 
 void CaptureAnalysis::checkTails(CriticalSection &CS) {
-  for (const Exit &E : CS.Exits) {
-    if (!E.Tail)
-      continue;
-    for (unsigned K = CS.LockIndex + 1; K <= CS.LastIndex && !CS.Refused; ++K)
-      walk(CS.Block->body_begin()[K], [&](const Stmt *S) {
-        std::optional<unsigned> Offset = Text.expansionOffset(S->getBeginLoc());
-        if (!Offset || !E.Tail->contains(*Offset))
-          return;
-        if (isa<BreakStmt, ContinueStmt>(S)) {
-          std::optional<unsigned> Target =
-              jumpTarget(S) ? Text.expansionOffset(jumpTarget(S)->getBeginLoc()) : std::nullopt;
-          if (Target && CS.Body.contains(*Target))
-            refuse(CS, "after an unlock, a jump continues inside the critical section",
-                   S->getBeginLoc());
-        }
-        if (isa<LabelStmt>(S))
-          refuse(CS, "contains a label (a goto could jump into the critical section)",
-                 S->getBeginLoc());
-        if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
-          const Decl *D = Ref->getDecl();
-          if (!declaredInBody(CS, D))
-            return;
-          bool TopLevel = false;
-          for (unsigned I = CS.LockIndex + 1; I <= CS.LastIndex; ++I)
-            if (const auto *DS = dyn_cast<DeclStmt>(CS.Block->body_begin()[I]))
-              for (const clang::Decl *Top : DS->decls())
-                TopLevel |= Top == D;
-          if (!TopLevel)
-            refuse(CS, "'" + Ref->getDecl()->getNameAsString() +
-                           "', declared inside the critical section, is used after an unlock",
-                   Ref->getLocation());
-        }
-      });
-  }
+    for (const Exit &E : CS.Exits) {
+        if (!E.Tail) continue;
+        for (unsigned K = CS.LockIndex + 1; K <= CS.LastIndex && !CS.Refused; ++K)
+            walk(CS.Block->body_begin()[K], [&](const Stmt *S) {
+                std::optional<unsigned> Offset = Text.expansionOffset(S->getBeginLoc());
+                if (!Offset || !E.Tail->contains(*Offset)) return;
+                if (isa<BreakStmt, ContinueStmt>(S)) {
+                    std::optional<unsigned> Target =
+                        jumpTarget(S) ? Text.expansionOffset(jumpTarget(S)->getBeginLoc())
+                                      : std::nullopt;
+                    if (Target && CS.Body.contains(*Target))
+                        refuse(CS, "after an unlock, a jump continues inside the critical section",
+                               S->getBeginLoc());
+                }
+                if (isa<LabelStmt>(S))
+                    refuse(CS, "contains a label (a goto could jump into the critical section)",
+                           S->getBeginLoc());
+                if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
+                    const Decl *D = Ref->getDecl();
+                    if (!declaredInBody(CS, D)) return;
+                    bool TopLevel = false;
+                    for (unsigned I = CS.LockIndex + 1; I <= CS.LastIndex; ++I)
+                        if (const auto *DS = dyn_cast<DeclStmt>(CS.Block->body_begin()[I]))
+                            for (const clang::Decl *Top : DS->decls())
+                                TopLevel |= Top == D;
+                    if (!TopLevel)
+                        refuse(
+                            CS,
+                            "'" + Ref->getDecl()->getNameAsString() +
+                                "', declared inside the critical section, is used after an unlock",
+                            Ref->getLocation());
+                }
+            });
+    }
 }
 
 void CaptureAnalysis::analyse(CriticalSection &CS) {
-  BodyUses.clear();
-  Written.clear();
-  for (unsigned K = CS.LockIndex + 1; K <= CS.LastIndex; ++K)
-    scanBody(CS, CS.Block->body_begin()[K]);
-  if (CS.Refused)
-    return;
-  checkTails(CS);
-  if (CS.Refused)
-    return;
-
-  // Other mutexes: a pair fully inside the section stays in the body; a lock that crosses
-  // the boundary (taken before and released inside, or the reverse) refuses it.
-  {
-    std::vector<std::pair<const Expr *, int>> Balance;
-    bool NegativeSeen = false;
-    SourceLocation Where;
+    BodyUses.clear();
+    Written.clear();
     for (unsigned K = CS.LockIndex + 1; K <= CS.LastIndex; ++K)
-      walk(CS.Block->body_begin()[K], [&](const Stmt *S) {
-        const auto *Call = dyn_cast<CallExpr>(S);
-        std::optional<unsigned> Offset = Text.expansionOffset(S->getBeginLoc());
-        if (!Call || (Offset && excluded(CS, *Offset)))
-          return;
-        std::optional<LockOp> Op = Api.classify(Call);
-        if (!Op || (*Op != LockOp::Lock && *Op != LockOp::Unlock && *Op != LockOp::TryLock))
-          return;
-        const Expr *M = Api.mutexOperand(Call, *Op);
-        if (sameLvalue(M, CS.Mutex, Ctx))
-          return;
-        auto It = std::find_if(Balance.begin(), Balance.end(),
-                               [&](auto &P) { return sameLvalue(P.first, M, Ctx); });
-        if (It == Balance.end()) {
-          Balance.push_back({M, 0});
-          It = Balance.end() - 1;
-        }
-        It->second += (*Op == LockOp::Unlock) ? -1 : 1;
-        if (It->second < 0 && !NegativeSeen) {
-          NegativeSeen = true;
-          Where = Call->getBeginLoc();
-        }
-      });
-    if (NegativeSeen)
-      return refuse(CS, "another lock, taken before the critical section, is released inside it",
-                    Where);
-    for (auto &[M, Count] : Balance)
-      if (Count > 0)
-        return refuse(CS, "another lock ('" + lockName(M, Ctx) +
-                              "') is taken inside the critical section and released after it",
-                      M->getBeginLoc());
-  }
+        scanBody(CS, CS.Block->body_begin()[K]);
+    if (CS.Refused) return;
+    checkTails(CS);
+    if (CS.Refused) return;
 
-  // The lock expression is evaluated once, before the section: nothing it reads may change.
-  if (CS.Mutex->HasSideEffects(Ctx))
-    return refuse(CS, "the lock expression has side effects", CS.Mutex->getBeginLoc());
-  {
-    std::string Changed;
-    walk(CS.Mutex, [&](const Stmt *S) {
-      if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
-        if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
-          if (Written.count(Var) && Changed.empty())
-            Changed = Var->getNameAsString();
+    // Other mutexes: a pair fully inside the section stays in the body; a lock that crosses
+    // the boundary (taken before and released inside, or the reverse) refuses it.
+    {
+        std::vector<std::pair<const Expr *, int>> Balance;
+        bool NegativeSeen = false;
+        SourceLocation Where;
+        for (unsigned K = CS.LockIndex + 1; K <= CS.LastIndex; ++K)
+            walk(CS.Block->body_begin()[K], [&](const Stmt *S) {
+                const auto *Call = dyn_cast<CallExpr>(S);
+                std::optional<unsigned> Offset = Text.expansionOffset(S->getBeginLoc());
+                if (!Call || (Offset && excluded(CS, *Offset))) return;
+                std::optional<LockOp> Op = Api.classify(Call);
+                if (!Op || (*Op != LockOp::Lock && *Op != LockOp::Unlock && *Op != LockOp::TryLock))
+                    return;
+                const Expr *M = Api.mutexOperand(Call, *Op);
+                if (sameLvalue(M, CS.Mutex, Ctx)) return;
+                auto It = std::find_if(Balance.begin(), Balance.end(),
+                                       [&](auto &P) { return sameLvalue(P.first, M, Ctx); });
+                if (It == Balance.end()) {
+                    Balance.push_back({M, 0});
+                    It = Balance.end() - 1;
+                }
+                It->second += (*Op == LockOp::Unlock) ? -1 : 1;
+                if (It->second < 0 && !NegativeSeen) {
+                    NegativeSeen = true;
+                    Where = Call->getBeginLoc();
+                }
+            });
+        if (NegativeSeen)
+            return refuse(CS,
+                          "another lock, taken before the critical section, is released inside it",
+                          Where);
+        for (auto &[M, Count] : Balance)
+            if (Count > 0)
+                return refuse(CS,
+                              "another lock ('" + lockName(M, Ctx) +
+                                  "') is taken inside the critical section and released after it",
+                              M->getBeginLoc());
+    }
+
+    // The lock expression is evaluated once, before the section: nothing it reads may change.
+    if (CS.Mutex->HasSideEffects(Ctx))
+        return refuse(CS, "the lock expression has side effects", CS.Mutex->getBeginLoc());
+    {
+        std::string Changed;
+        walk(CS.Mutex, [&](const Stmt *S) {
+            if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+                if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+                    if (Written.count(Var) && Changed.empty()) Changed = Var->getNameAsString();
+        });
+        if (!Changed.empty())
+            return refuse(CS,
+                          "the lock expression depends on '" + Changed +
+                              "', which the critical section may modify",
+                          CS.Mutex->getBeginLoc());
+    }
+
+    // Hoists: top-level declarations of the section whose variables are used after it.
+    std::set<const VarDecl *> Hoisted;
+    for (unsigned K = CS.LockIndex + 1; K <= CS.LastIndex; ++K) {
+        const auto *DS = dyn_cast<DeclStmt>(CS.Block->body_begin()[K]);
+        if (!DS) continue;
+        auto usedAfter = [&](const VarDecl *Var) {
+            for (const Use &U : UsesInFunction[Var])
+                if (U.Offset >= CS.Body.End || inTail(CS, U.Offset)) return true;
+            return false;
+        };
+        // `int i, j, k;` or `int a[2] = {1, 2};`: nothing in the section can change what such a
+        // declaration computes, so it moves whole, before the call site.
+        bool AnyUsedAfter = false, MovesWhole = true;
+        for (const Decl *D : DS->decls()) {
+            const auto *Var = dyn_cast<VarDecl>(D);
+            if (!Var) {
+                MovesWhole = false;
+                continue;
+            }
+            AnyUsedAfter |= usedAfter(Var);
+            MovesWhole &= !Var->isStaticLocal() && !Var->getType()->isVariablyModifiedType() &&
+                          (!Var->hasInit() || Var->getInit()->isConstantInitializer(Ctx, false));
+        }
+        std::optional<TextRange> WholeRange = Text.statement(DS);
+        if (AnyUsedAfter && MovesWhole && WholeRange) {
+            CS.BodyEdits.push_back({WholeRange->Begin, WholeRange->End - WholeRange->Begin, ""});
+            bool First = true;
+            for (const Decl *D : DS->decls()) {
+                const auto *Var = cast<VarDecl>(D);
+                Hoist H{Var, *WholeRange, Var->hasInit()};
+                H.MovesWhole = true;
+                H.EmitsText = First;
+                First = false;
+                CS.Hoists.push_back(H);
+                Hoisted.insert(Var);
+            }
+            continue;
+        }
+        for (const Decl *D : DS->decls()) {
+            const auto *Var = dyn_cast<VarDecl>(D);
+            if (!Var || !usedAfter(Var)) continue;
+            std::string Name = Var->getNameAsString();
+            if (Var->isStaticLocal())
+                return refuse(CS,
+                              "static variable '" + Name + "' is used after the critical section",
+                              Var->getLocation());
+            if (!DS->isSingleDecl())
+                return refuse(CS,
+                              "declaration of '" + Name +
+                                  "', used after the critical section, declares several variables",
+                              Var->getLocation());
+            QualType T = Var->getType();
+            std::optional<TextRange> DeclRange = Text.statement(DS);
+            if (!DeclRange)
+                return refuse(CS, "declaration written inside a macro", Var->getLocation());
+            Hoist H{Var, *DeclRange, Var->hasInit()};
+            if (T.isConstQualified())
+                return refuse(CS,
+                              "const variable '" + Name + "' is used after the critical section",
+                              Var->getLocation());
+            if (T->isArrayType())
+                return refuse(CS,
+                              "initialised array '" + Name + "' is used after the critical section",
+                              Var->getLocation());
+            if (isa<InitListExpr>(Var->getInit()->IgnoreImplicit()))
+                return refuse(CS,
+                              "'" + Name +
+                                  "', used after the critical section, has a brace "
+                                  "initializer",
+                              Var->getLocation());
+            std::optional<unsigned> Init = Text.expansionOffset(Var->getInit()->getBeginLoc());
+            if (!Init || *Init <= DeclRange->Begin)
+                return refuse(CS, "declaration written inside a macro", Var->getLocation());
+            CS.BodyEdits.push_back(
+                {DeclRange->Begin, *Init - DeclRange->Begin, "(*rcl_ctx->" + Name + ") = "});
+            CS.Hoists.push_back(H);
+            Hoisted.insert(Var);
+        }
+    }
+
+    // Captures, in order of first use.
+    llvm::StringSet<> Names;
+    std::vector<const VarDecl *> Order;
+    for (auto &[Var, Refs] : BodyUses)
+        Order.push_back(Var);
+    std::sort(Order.begin(), Order.end(), [&](const VarDecl *A, const VarDecl *B) {
+        return BodyUses[A].front()->getBeginLoc() < BodyUses[B].front()->getBeginLoc();
     });
-    if (!Changed.empty())
-      return refuse(CS, "the lock expression depends on '" + Changed +
-                            "', which the critical section may modify",
-                    CS.Mutex->getBeginLoc());
-  }
+    for (const VarDecl *Var : Order) {
+        bool Local = Var->getDeclContext()->isFunctionOrMethod();
+        if (!Local || (declaredInBody(CS, Var) && !Hoisted.count(Var))) continue;
+        if (Var->hasGlobalStorage() && !Var->isStaticLocal() && !Var->hasExternalStorage())
+            continue;
+        if (Var->getType()->isVariablyModifiedType())
+            return refuse(CS, "uses variable-length array '" + Var->getNameAsString() + "'",
+                          BodyUses[Var].front()->getLocation());
+        if (usesLocalType(Var->getType(), CS))
+            return refuse(CS,
+                          "'" + Var->getNameAsString() +
+                              "' has a type declared inside the "
+                              "function",
+                          BodyUses[Var].front()->getLocation());
+        bool ByValue = !Hoisted.count(Var) && !Var->hasGlobalStorage() && !Written.count(Var) &&
+                       !AddressTaken.count(Var) && Var->getType()->isScalarType() &&
+                       !Var->getType().isVolatileQualified();
+        Capture C{Var, ByValue ? CaptureKind::ByValue : CaptureKind::ByPointer,
+                  Var->getNameAsString()};
+        for (int Suffix = 2; Names.count(C.Field); ++Suffix)
+            C.Field = Var->getNameAsString() + "_" + std::to_string(Suffix);
+        Names.insert(C.Field);
+        if (!ByValue)
+            for (const DeclRefExpr *Ref : BodyUses[Var]) {
+                std::optional<unsigned> Offset = Text.offset(Ref->getLocation());
+                if (!Offset)
+                    return refuse(CS,
+                                  "'" + Var->getNameAsString() + "' is used inside a macro body",
+                                  Ref->getLocation());
+                CS.BodyEdits.push_back(
+                    {*Offset, (unsigned)Var->getName().size(), "(*rcl_ctx->" + C.Field + ")"});
+            }
+        CS.Captures.push_back(C);
+    }
+    for (const Hoist &H : CS.Hoists)
+        if (!H.MovesWhole && !BodyUses.count(H.Var)) {
+            CS.Captures.push_back({H.Var, CaptureKind::ByPointer, H.Var->getNameAsString()});
+            Names.insert(H.Var->getName());
+        }
+    for (const Hoist &H : CS.Hoists)
+        for (const Capture &C : CS.Captures)
+            if (C.Var != H.Var && C.Field == H.Var->getName())
+                return refuse(CS,
+                              "hoisting '" + C.Field + "' would hide another variable of that name",
+                              H.Var->getLocation());
 
-  // Hoists: top-level declarations of the section whose variables are used after it.
-  std::set<const VarDecl *> Hoisted;
-  for (unsigned K = CS.LockIndex + 1; K <= CS.LastIndex; ++K) {
-    const auto *DS = dyn_cast<DeclStmt>(CS.Block->body_begin()[K]);
-    if (!DS)
-      continue;
-    auto usedAfter = [&](const VarDecl *Var) {
-      for (const Use &U : UsesInFunction[Var])
-        if (U.Offset >= CS.Body.End || inTail(CS, U.Offset))
-          return true;
-      return false;
-    };
-    // `int i, j, k;` or `int a[2] = {1, 2};`: nothing in the section can change what such a
-    // declaration computes, so it moves whole, before the call site.
-    bool AnyUsedAfter = false, MovesWhole = true;
-    for (const Decl *D : DS->decls()) {
-      const auto *Var = dyn_cast<VarDecl>(D);
-      if (!Var) {
-        MovesWhole = false;
-        continue;
-      }
-      AnyUsedAfter |= usedAfter(Var);
-      MovesWhole &= !Var->isStaticLocal() && !Var->getType()->isVariablyModifiedType() &&
-                    (!Var->hasInit() || Var->getInit()->isConstantInitializer(Ctx, false));
-    }
-    std::optional<TextRange> WholeRange = Text.statement(DS);
-    if (AnyUsedAfter && MovesWhole && WholeRange) {
-      CS.BodyEdits.push_back({WholeRange->Begin, WholeRange->End - WholeRange->Begin, ""});
-      bool First = true;
-      for (const Decl *D : DS->decls()) {
-        const auto *Var = cast<VarDecl>(D);
-        Hoist H{Var, *WholeRange, Var->hasInit()};
-        H.MovesWhole = true;
-        H.EmitsText = First;
-        First = false;
-        CS.Hoists.push_back(H);
-        Hoisted.insert(Var);
-      }
-      continue;
-    }
-    for (const Decl *D : DS->decls()) {
-      const auto *Var = dyn_cast<VarDecl>(D);
-      if (!Var || !usedAfter(Var))
-        continue;
-      std::string Name = Var->getNameAsString();
-      if (Var->isStaticLocal())
-        return refuse(CS, "static variable '" + Name + "' is used after the critical section",
-                      Var->getLocation());
-      if (!DS->isSingleDecl())
-        return refuse(CS, "declaration of '" + Name +
-                              "', used after the critical section, declares several variables",
-                      Var->getLocation());
-      QualType T = Var->getType();
-      std::optional<TextRange> DeclRange = Text.statement(DS);
-      if (!DeclRange)
-        return refuse(CS, "declaration written inside a macro", Var->getLocation());
-      Hoist H{Var, *DeclRange, Var->hasInit()};
-      if (T.isConstQualified())
-        return refuse(CS, "const variable '" + Name + "' is used after the critical section",
-                      Var->getLocation());
-      if (T->isArrayType())
-        return refuse(CS, "initialised array '" + Name + "' is used after the critical section",
-                      Var->getLocation());
-      if (isa<InitListExpr>(Var->getInit()->IgnoreImplicit()))
-        return refuse(CS, "'" + Name + "', used after the critical section, has a brace "
-                              "initializer",
-                      Var->getLocation());
-      std::optional<unsigned> Init = Text.expansionOffset(Var->getInit()->getBeginLoc());
-      if (!Init || *Init <= DeclRange->Begin)
-        return refuse(CS, "declaration written inside a macro", Var->getLocation());
-      CS.BodyEdits.push_back({DeclRange->Begin, *Init - DeclRange->Begin,
-                              "(*rcl_ctx->" + Name + ") = "});
-      CS.Hoists.push_back(H);
-      Hoisted.insert(Var);
-    }
-  }
-
-  // Captures, in order of first use.
-  llvm::StringSet<> Names;
-  std::vector<const VarDecl *> Order;
-  for (auto &[Var, Refs] : BodyUses)
-    Order.push_back(Var);
-  std::sort(Order.begin(), Order.end(), [&](const VarDecl *A, const VarDecl *B) {
-    return BodyUses[A].front()->getBeginLoc() < BodyUses[B].front()->getBeginLoc();
-  });
-  for (const VarDecl *Var : Order) {
-    bool Local = Var->getDeclContext()->isFunctionOrMethod();
-    if (!Local || (declaredInBody(CS, Var) && !Hoisted.count(Var)))
-      continue;
-    if (Var->hasGlobalStorage() && !Var->isStaticLocal() && !Var->hasExternalStorage())
-      continue;
-    if (Var->getType()->isVariablyModifiedType())
-      return refuse(CS, "uses variable-length array '" + Var->getNameAsString() + "'",
-                    BodyUses[Var].front()->getLocation());
-    if (usesLocalType(Var->getType(), CS))
-      return refuse(CS, "'" + Var->getNameAsString() + "' has a type declared inside the "
-                                                       "function",
-                    BodyUses[Var].front()->getLocation());
-    bool ByValue = !Hoisted.count(Var) && !Var->hasGlobalStorage() && !Written.count(Var) &&
-                   !AddressTaken.count(Var) && Var->getType()->isScalarType() &&
-                   !Var->getType().isVolatileQualified();
-    Capture C{Var, ByValue ? CaptureKind::ByValue : CaptureKind::ByPointer,
-              Var->getNameAsString()};
-    for (int Suffix = 2; Names.count(C.Field); ++Suffix)
-      C.Field = Var->getNameAsString() + "_" + std::to_string(Suffix);
-    Names.insert(C.Field);
-    if (!ByValue)
-      for (const DeclRefExpr *Ref : BodyUses[Var]) {
-        std::optional<unsigned> Offset = Text.offset(Ref->getLocation());
-        if (!Offset)
-          return refuse(CS, "'" + Var->getNameAsString() + "' is used inside a macro body",
-                        Ref->getLocation());
-        CS.BodyEdits.push_back({*Offset, (unsigned)Var->getName().size(),
-                                "(*rcl_ctx->" + C.Field + ")"});
-      }
-    CS.Captures.push_back(C);
-  }
-  for (const Hoist &H : CS.Hoists)
-    if (!H.MovesWhole && !BodyUses.count(H.Var)) {
-      CS.Captures.push_back({H.Var, CaptureKind::ByPointer, H.Var->getNameAsString()});
-      Names.insert(H.Var->getName());
-    }
-  for (const Hoist &H : CS.Hoists)
-    for (const Capture &C : CS.Captures)
-      if (C.Var != H.Var && C.Field == H.Var->getName())
-        return refuse(CS, "hoisting '" + C.Field + "' would hide another variable of that name",
-                      H.Var->getLocation());
-
-  for (const Exit &E : CS.Exits)
-    CS.BodyEdits.push_back({E.Removed.Begin, E.Removed.End - E.Removed.Begin,
-                            "return " + std::to_string(E.Number) + ";"});
-  if (CS.FinalUnlock)
-    CS.BodyEdits.push_back({CS.FinalUnlock->Begin, CS.FinalUnlock->End - CS.FinalUnlock->Begin,
-                            "return 0;"});
+    for (const Exit &E : CS.Exits)
+        CS.BodyEdits.push_back({E.Removed.Begin, E.Removed.End - E.Removed.Begin,
+                                "return " + std::to_string(E.Number) + ";"});
+    if (CS.FinalUnlock)
+        CS.BodyEdits.push_back(
+            {CS.FinalUnlock->Begin, CS.FinalUnlock->End - CS.FinalUnlock->Begin, "return 0;"});
 }
 
 } // namespace rcl

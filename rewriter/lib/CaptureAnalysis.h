@@ -20,37 +20,37 @@ std::optional<std::string> delegatedConditionWait(LockOp Op);
 /// call site, and which constructs make the section unsafe to run on another thread. Fills
 /// Captures, Hoists and BodyEdits, or sets Refused.
 class CaptureAnalysis {
-public:
-  CaptureAnalysis(clang::ASTContext &Ctx, const LockApi &Api, const SourceText &Text,
-                  const clang::FunctionDecl *Fn);
+  public:
+    CaptureAnalysis(clang::ASTContext &Ctx, const LockApi &Api, const SourceText &Text,
+                    const clang::FunctionDecl *Fn);
 
-  void analyse(CriticalSection &CS);
+    void analyse(CriticalSection &CS);
 
-private:
-  struct Use {
-    const clang::DeclRefExpr *Ref;
-    unsigned Offset;
-  };
-  bool excluded(const CriticalSection &CS, unsigned Offset) const;
-  bool inTail(const CriticalSection &CS, unsigned Offset) const;
-  void scanBody(CriticalSection &CS, const clang::Stmt *S);
-  void checkTails(CriticalSection &CS);
-  void checkHazard(CriticalSection &CS, const clang::Stmt *S);
-  bool isRead(const clang::DeclRefExpr *Ref) const;
-  bool usesLocalType(clang::QualType T, const CriticalSection &CS) const;
-  bool declaredInBody(const CriticalSection &CS, const clang::Decl *D) const;
-  const clang::Stmt *jumpTarget(const clang::Stmt *Jump) const;
-  const clang::Stmt *parent(const clang::Stmt *S) const;
-  void refuse(CriticalSection &CS, std::string Reason, clang::SourceLocation Loc);
+  private:
+    struct Use {
+        const clang::DeclRefExpr *Ref;
+        unsigned Offset;
+    };
+    bool excluded(const CriticalSection &CS, unsigned Offset) const;
+    bool inTail(const CriticalSection &CS, unsigned Offset) const;
+    void scanBody(CriticalSection &CS, const clang::Stmt *S);
+    void checkTails(CriticalSection &CS);
+    void checkHazard(CriticalSection &CS, const clang::Stmt *S);
+    bool isRead(const clang::DeclRefExpr *Ref) const;
+    bool usesLocalType(clang::QualType T, const CriticalSection &CS) const;
+    bool declaredInBody(const CriticalSection &CS, const clang::Decl *D) const;
+    const clang::Stmt *jumpTarget(const clang::Stmt *Jump) const;
+    const clang::Stmt *parent(const clang::Stmt *S) const;
+    void refuse(CriticalSection &CS, std::string Reason, clang::SourceLocation Loc);
 
-  clang::ASTContext &Ctx;
-  const LockApi &Api;
-  const SourceText &Text;
-  std::map<const clang::VarDecl *, std::vector<Use>> UsesInFunction;
-  std::set<const clang::VarDecl *> AddressTaken;
-  // Per section being analysed:
-  std::map<const clang::VarDecl *, std::vector<const clang::DeclRefExpr *>> BodyUses;
-  std::set<const clang::VarDecl *> Written;
+    clang::ASTContext &Ctx;
+    const LockApi &Api;
+    const SourceText &Text;
+    std::map<const clang::VarDecl *, std::vector<Use>> UsesInFunction;
+    std::set<const clang::VarDecl *> AddressTaken;
+    // Per section being analysed:
+    std::map<const clang::VarDecl *, std::vector<const clang::DeclRefExpr *>> BodyUses;
+    std::set<const clang::VarDecl *> Written;
 };
 
 } // namespace rcl

@@ -14,77 +14,77 @@ namespace rcl {
 
 /// Why a critical section (or another mutex operation) is left as it was, and where.
 struct Refusal {
-  std::string Reason;
-  clang::SourceLocation Loc;
+    std::string Reason;
+    clang::SourceLocation Loc;
 };
 
 /// One way control leaves a critical section other than by its last statement: an unlock
 /// nested in the body, and the statements after it (its tail), which run after the unlock and
 /// therefore in the caller, selected by the exit number the outlined function returns.
 struct Exit {
-  unsigned Number = 0;        ///< 0: nothing left to run, continue after the section
-  TextRange Removed;          ///< the unlock and its tail, replaced by `return Number;`
-  std::optional<TextRange> Tail;
+    unsigned Number = 0; ///< 0: nothing left to run, continue after the section
+    TextRange Removed;   ///< the unlock and its tail, replaced by `return Number;`
+    std::optional<TextRange> Tail;
 };
 
 /// How a variable used in the body reaches the outlined function.
 enum class CaptureKind {
-  ByValue,   ///< read-only scalar, never address-taken: copied into the context
-  ByPointer, ///< written, address-taken, an array, a struct or a function-local static
+    ByValue,   ///< read-only scalar, never address-taken: copied into the context
+    ByPointer, ///< written, address-taken, an array, a struct or a function-local static
 };
 
 /// A variable of the enclosing function that the body uses.
 struct Capture {
-  const clang::VarDecl *Var;
-  CaptureKind Kind;
-  std::string Field; ///< member name in the context struct
+    const clang::VarDecl *Var;
+    CaptureKind Kind;
+    std::string Field; ///< member name in the context struct
 };
 
 /// A declaration at the top level of the body whose variable is used after the section:
 /// it moves before the call site and is captured by pointer.
 struct Hoist {
-  const clang::VarDecl *Var;
-  TextRange Decl;       ///< the whole declaration statement
-  bool HasInit;
-  /// A declaration whose initializer is a constant moves whole, initializer included
-  /// (nothing in the section can change what it computes).
-  bool MovesWhole = false;
-  bool EmitsText = true; ///< the first variable of a declaration that moves whole
+    const clang::VarDecl *Var;
+    TextRange Decl; ///< the whole declaration statement
+    bool HasInit;
+    /// A declaration whose initializer is a constant moves whole, initializer included
+    /// (nothing in the section can change what it computes).
+    bool MovesWhole = false;
+    bool EmitsText = true; ///< the first variable of a declaration that moves whole
 };
 
 /// A lock..unlock region of one block, found on the function's structure, with everything
 /// the emitter needs. `Refused` set means the section stays exactly as written.
 struct CriticalSection {
-  const clang::FunctionDecl *Function = nullptr;
-  const clang::CompoundStmt *Block = nullptr;
-  unsigned LockIndex = 0;
-  unsigned LastIndex = 0;
-  const clang::CallExpr *LockCall = nullptr;
-  const clang::Expr *Mutex = nullptr;
-  std::string LockName;
-  unsigned LockOffset = 0;   ///< where the lock call is spelled (the macro's use for a macro)
-  TextRange Whole;           ///< lock statement .. last statement: replaced by the call site
-  TextRange Body;            ///< after the lock statement .. end of the last statement
-  std::optional<TextRange> FinalUnlock; ///< the last statement, when it is the unlock
-  std::vector<Exit> Exits;
-  std::vector<Capture> Captures;
-  std::vector<Hoist> Hoists;
-  std::vector<TextEdit> BodyEdits; ///< capture accesses, hoisted declarations, exits
-  std::optional<Refusal> Refused;
-  bool Selected = false;
-  bool Converted = false;
-  bool Nested = false;       ///< inside another converted section: stays in its body
-  unsigned Ordinal = 0;      ///< 1-based number among converted sections of the function
+    const clang::FunctionDecl *Function = nullptr;
+    const clang::CompoundStmt *Block = nullptr;
+    unsigned LockIndex = 0;
+    unsigned LastIndex = 0;
+    const clang::CallExpr *LockCall = nullptr;
+    const clang::Expr *Mutex = nullptr;
+    std::string LockName;
+    unsigned LockOffset = 0; ///< where the lock call is spelled (the macro's use for a macro)
+    TextRange Whole;         ///< lock statement .. last statement: replaced by the call site
+    TextRange Body;          ///< after the lock statement .. end of the last statement
+    std::optional<TextRange> FinalUnlock; ///< the last statement, when it is the unlock
+    std::vector<Exit> Exits;
+    std::vector<Capture> Captures;
+    std::vector<Hoist> Hoists;
+    std::vector<TextEdit> BodyEdits; ///< capture accesses, hoisted declarations, exits
+    std::optional<Refusal> Refused;
+    bool Selected = false;
+    bool Converted = false;
+    bool Nested = false;  ///< inside another converted section: stays in its body
+    unsigned Ordinal = 0; ///< 1-based number among converted sections of the function
 };
 
 /// A mutex operation that is not the start of a critical section the tool can consider
 /// (trylock, timedlock, a lock whose result is used, a lock not released in its block).
 struct OtherSite {
-  std::string LockName;
-  clang::SourceLocation Loc;
-  unsigned Offset = 0;
-  Refusal Why;
-  bool Selected = false;
+    std::string LockName;
+    clang::SourceLocation Loc;
+    unsigned Offset = 0;
+    Refusal Why;
+    bool Selected = false;
 };
 
 } // namespace rcl

@@ -11,104 +11,88 @@ using namespace clang;
 namespace rcl {
 
 std::optional<LockOp> LockApi::classify(const CallExpr *Call) const {
-  const FunctionDecl *Callee = Call->getDirectCallee();
-  if (!Callee || !Callee->getIdentifier() || Call->getNumArgs() == 0)
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee || !Callee->getIdentifier() || Call->getNumArgs() == 0) return std::nullopt;
+    StringRef Name = Callee->getName();
+    if (Name == "pthread_mutex_lock") return LockOp::Lock;
+    if (Name == "pthread_mutex_unlock") return LockOp::Unlock;
+    if (Name == "pthread_mutex_trylock") return LockOp::TryLock;
+    if (Name == "pthread_mutex_timedlock" || Name == "pthread_mutex_clocklock")
+        return LockOp::TimedLock;
+    if (Name == "pthread_cond_wait" && Call->getNumArgs() == 2) return LockOp::CondWait;
+    if ((Name == "pthread_cond_timedwait" || Name == "pthread_cond_clockwait") &&
+        Call->getNumArgs() >= 2)
+        return LockOp::CondTimedWait;
+    for (const WrapperPair &W : Wrappers) {
+        if (Name == W.Lock) return LockOp::Lock;
+        if (Name == W.Unlock) return LockOp::Unlock;
+    }
     return std::nullopt;
-  StringRef Name = Callee->getName();
-  if (Name == "pthread_mutex_lock")
-    return LockOp::Lock;
-  if (Name == "pthread_mutex_unlock")
-    return LockOp::Unlock;
-  if (Name == "pthread_mutex_trylock")
-    return LockOp::TryLock;
-  if (Name == "pthread_mutex_timedlock" || Name == "pthread_mutex_clocklock")
-    return LockOp::TimedLock;
-  if (Name == "pthread_cond_wait" && Call->getNumArgs() == 2)
-    return LockOp::CondWait;
-  if ((Name == "pthread_cond_timedwait" || Name == "pthread_cond_clockwait") &&
-      Call->getNumArgs() >= 2)
-    return LockOp::CondTimedWait;
-  for (const WrapperPair &W : Wrappers) {
-    if (Name == W.Lock)
-      return LockOp::Lock;
-    if (Name == W.Unlock)
-      return LockOp::Unlock;
-  }
-  return std::nullopt;
 }
 
 const Expr *LockApi::mutexOperand(const CallExpr *Call, LockOp Op) const {
-  unsigned Index = (Op == LockOp::CondWait || Op == LockOp::CondTimedWait) ? 1 : 0;
-  return Call->getArg(Index)->IgnoreParenImpCasts();
+    unsigned Index = (Op == LockOp::CondWait || Op == LockOp::CondTimedWait) ? 1 : 0;
+    return Call->getArg(Index)->IgnoreParenImpCasts();
 }
 
 const CallExpr *LockApi::asOperationStatement(const Stmt *S) const {
-  if (const auto *Block = dyn_cast<CompoundStmt>(S)) {
-    // `#define LOCK(l) { pthread_mutex_lock(&(l)); }`
-    if (Block->size() != 1 || !Block->getBeginLoc().isMacroID())
-      return nullptr;
-    S = Block->body_front();
-  }
-  const auto *E = dyn_cast<Expr>(S);
-  if (!E)
-    return nullptr;
-  E = E->IgnoreParens();
-  if (const auto *Cast = dyn_cast<CStyleCastExpr>(E))
-    if (Cast->getType()->isVoidType())
-      E = Cast->getSubExpr()->IgnoreParens();
-  const auto *Call = dyn_cast<CallExpr>(E);
-  if (!Call || !classify(Call))
-    return nullptr;
-  return Call;
+    if (const auto *Block = dyn_cast<CompoundStmt>(S)) {
+        // `#define LOCK(l) { pthread_mutex_lock(&(l)); }`
+        if (Block->size() != 1 || !Block->getBeginLoc().isMacroID()) return nullptr;
+        S = Block->body_front();
+    }
+    const auto *E = dyn_cast<Expr>(S);
+    if (!E) return nullptr;
+    E = E->IgnoreParens();
+    if (const auto *Cast = dyn_cast<CStyleCastExpr>(E))
+        if (Cast->getType()->isVoidType()) E = Cast->getSubExpr()->IgnoreParens();
+    const auto *Call = dyn_cast<CallExpr>(E);
+    if (!Call || !classify(Call)) return nullptr;
+    return Call;
 }
 
 std::string lockName(const Expr *MutexOperand, const ASTContext &Ctx) {
-  const Expr *E = MutexOperand->IgnoreParenImpCasts();
-  if (const auto *Addr = dyn_cast<UnaryOperator>(E))
-    if (Addr->getOpcode() == UO_AddrOf)
-      E = Addr->getSubExpr()->IgnoreParens();
-  std::string Name;
-  llvm::raw_string_ostream OS(Name);
-  E->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
-  return Name;
+    const Expr *E = MutexOperand->IgnoreParenImpCasts();
+    if (const auto *Addr = dyn_cast<UnaryOperator>(E))
+        if (Addr->getOpcode() == UO_AddrOf) E = Addr->getSubExpr()->IgnoreParens();
+    std::string Name;
+    llvm::raw_string_ostream OS(Name);
+    E->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
+    return Name;
 }
 
 bool sameLvalue(const Expr *A, const Expr *B, const ASTContext &Ctx) {
-  A = A->IgnoreParenImpCasts();
-  B = B->IgnoreParenImpCasts();
-  if (A->getStmtClass() != B->getStmtClass())
-    return false;
-  if (const auto *DA = dyn_cast<DeclRefExpr>(A))
-    return DA->getDecl()->getCanonicalDecl() ==
-           cast<DeclRefExpr>(B)->getDecl()->getCanonicalDecl();
-  if (const auto *MA = dyn_cast<MemberExpr>(A)) {
-    const auto *MB = cast<MemberExpr>(B);
-    return MA->getMemberDecl() == MB->getMemberDecl() && MA->isArrow() == MB->isArrow() &&
-           sameLvalue(MA->getBase(), MB->getBase(), Ctx);
-  }
-  if (const auto *UA = dyn_cast<UnaryOperator>(A)) {
-    if (UA->getOpcode() != cast<UnaryOperator>(B)->getOpcode())
-      return false;
-  } else if (const auto *BA = dyn_cast<BinaryOperator>(A)) {
-    if (BA->getOpcode() != cast<BinaryOperator>(B)->getOpcode())
-      return false;
-  } else if (const auto *IA = dyn_cast<IntegerLiteral>(A)) {
-    return IA->getValue() == cast<IntegerLiteral>(B)->getValue();
-  } else if (!isa<ArraySubscriptExpr, CallExpr, CStyleCastExpr, ConditionalOperator>(A)) {
-    // Anything else: fall back to Clang's structural profile.
-    llvm::FoldingSetNodeID IA, IB;
-    A->Profile(IA, Ctx, /*Canonical=*/true);
-    B->Profile(IB, Ctx, /*Canonical=*/true);
-    return IA == IB;
-  }
-  auto CA = A->children(), CB = B->children();
-  auto IA = CA.begin(), IB = CB.begin();
-  for (; IA != CA.end() && IB != CB.end(); ++IA, ++IB) {
-    const auto *EA = dyn_cast_or_null<Expr>(*IA), *EB = dyn_cast_or_null<Expr>(*IB);
-    if (!EA || !EB || !sameLvalue(EA, EB, Ctx))
-      return false;
-  }
-  return IA == CA.end() && IB == CB.end();
+    A = A->IgnoreParenImpCasts();
+    B = B->IgnoreParenImpCasts();
+    if (A->getStmtClass() != B->getStmtClass()) return false;
+    if (const auto *DA = dyn_cast<DeclRefExpr>(A))
+        return DA->getDecl()->getCanonicalDecl() ==
+               cast<DeclRefExpr>(B)->getDecl()->getCanonicalDecl();
+    if (const auto *MA = dyn_cast<MemberExpr>(A)) {
+        const auto *MB = cast<MemberExpr>(B);
+        return MA->getMemberDecl() == MB->getMemberDecl() && MA->isArrow() == MB->isArrow() &&
+               sameLvalue(MA->getBase(), MB->getBase(), Ctx);
+    }
+    if (const auto *UA = dyn_cast<UnaryOperator>(A)) {
+        if (UA->getOpcode() != cast<UnaryOperator>(B)->getOpcode()) return false;
+    } else if (const auto *BA = dyn_cast<BinaryOperator>(A)) {
+        if (BA->getOpcode() != cast<BinaryOperator>(B)->getOpcode()) return false;
+    } else if (const auto *IA = dyn_cast<IntegerLiteral>(A)) {
+        return IA->getValue() == cast<IntegerLiteral>(B)->getValue();
+    } else if (!isa<ArraySubscriptExpr, CallExpr, CStyleCastExpr, ConditionalOperator>(A)) {
+        // Anything else: fall back to Clang's structural profile.
+        llvm::FoldingSetNodeID IA, IB;
+        A->Profile(IA, Ctx, /*Canonical=*/true);
+        B->Profile(IB, Ctx, /*Canonical=*/true);
+        return IA == IB;
+    }
+    auto CA = A->children(), CB = B->children();
+    auto IA = CA.begin(), IB = CB.begin();
+    for (; IA != CA.end() && IB != CB.end(); ++IA, ++IB) {
+        const auto *EA = dyn_cast_or_null<Expr>(*IA), *EB = dyn_cast_or_null<Expr>(*IB);
+        if (!EA || !EB || !sameLvalue(EA, EB, Ctx)) return false;
+    }
+    return IA == CA.end() && IB == CB.end();
 }
 
 } // namespace rcl

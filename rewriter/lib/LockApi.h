@@ -15,31 +15,31 @@ enum class LockOp { Lock, Unlock, TryLock, TimedLock, CondWait, CondTimedWait };
 /// A user-declared pair of wrapper functions (e.g. `--lock-fn=my_lock --unlock-fn=my_unlock`)
 /// whose first argument is the `pthread_mutex_t *` they lock and unlock.
 struct WrapperPair {
-  std::string Lock;
-  std::string Unlock;
+    std::string Lock;
+    std::string Unlock;
 };
 
 /// Recognises calls to the pthread mutex API and to declared wrappers, after macro
 /// expansion: `mutex_lock(x)` defined as `pthread_mutex_lock(x)` is just a call here.
 class LockApi {
-public:
-  explicit LockApi(std::vector<WrapperPair> Wrappers) : Wrappers(std::move(Wrappers)) {}
+  public:
+    explicit LockApi(std::vector<WrapperPair> Wrappers) : Wrappers(std::move(Wrappers)) {}
 
-  /// The operation `Call` performs, or nothing when it is no mutex operation.
-  std::optional<LockOp> classify(const clang::CallExpr *Call) const;
+    /// The operation `Call` performs, or nothing when it is no mutex operation.
+    std::optional<LockOp> classify(const clang::CallExpr *Call) const;
 
-  /// The `pthread_mutex_t *` operand of a mutex operation (the second argument of a
-  /// condition wait), with parentheses and implicit casts stripped.
-  const clang::Expr *mutexOperand(const clang::CallExpr *Call, LockOp Op) const;
+    /// The `pthread_mutex_t *` operand of a mutex operation (the second argument of a
+    /// condition wait), with parentheses and implicit casts stripped.
+    const clang::Expr *mutexOperand(const clang::CallExpr *Call, LockOp Op) const;
 
-  /// If `S` is a statement that only performs a mutex operation (`f(&m);`, `(void)f(&m);`,
-  /// or a macro's `{ f(&m); }`), that call.
-  const clang::CallExpr *asOperationStatement(const clang::Stmt *S) const;
+    /// If `S` is a statement that only performs a mutex operation (`f(&m);`, `(void)f(&m);`,
+    /// or a macro's `{ f(&m); }`), that call.
+    const clang::CallExpr *asOperationStatement(const clang::Stmt *S) const;
 
-  const std::vector<WrapperPair> &wrappers() const { return Wrappers; }
+    const std::vector<WrapperPair> &wrappers() const { return Wrappers; }
 
-private:
-  std::vector<WrapperPair> Wrappers;
+  private:
+    std::vector<WrapperPair> Wrappers;
 };
 
 /// The name a lock is reported and selected by: the mutex lvalue as written, without the

@@ -10,102 +10,97 @@ using namespace llvm;
 namespace rcl {
 
 void Report::add(SectionRecord R) {
-  for (const SectionRecord &Old : Records)
-    if (Old.File == R.File && Old.Line == R.Line && Old.Column == R.Column)
-      return;
-  Records.push_back(std::move(R));
+    for (const SectionRecord &Old : Records)
+        if (Old.File == R.File && Old.Line == R.Line && Old.Column == R.Column) return;
+    Records.push_back(std::move(R));
 }
 
 unsigned Report::count(SectionRecord::Outcome O) const {
-  unsigned N = 0;
-  for (const SectionRecord &R : Records)
-    N += R.Result == O;
-  return N;
+    unsigned N = 0;
+    for (const SectionRecord &R : Records)
+        N += R.Result == O;
+    return N;
 }
 
 namespace {
 struct LockSummary {
-  unsigned Converted = 0, Refused = 0, Nested = 0;
-  std::map<std::string, unsigned> Reasons;
+    unsigned Converted = 0, Refused = 0, Nested = 0;
+    std::map<std::string, unsigned> Reasons;
 };
 
 std::map<std::string, LockSummary> summarise(const std::vector<SectionRecord> &Records) {
-  std::map<std::string, LockSummary> Locks;
-  for (const SectionRecord &R : Records) {
-    LockSummary &L = Locks[R.Lock];
-    if (R.Result == SectionRecord::Converted)
-      ++L.Converted;
-    else if (R.Result == SectionRecord::Nested)
-      ++L.Nested;
-    else {
-      ++L.Refused;
-      ++L.Reasons[R.Reason];
+    std::map<std::string, LockSummary> Locks;
+    for (const SectionRecord &R : Records) {
+        LockSummary &L = Locks[R.Lock];
+        if (R.Result == SectionRecord::Converted)
+            ++L.Converted;
+        else if (R.Result == SectionRecord::Nested)
+            ++L.Nested;
+        else {
+            ++L.Refused;
+            ++L.Reasons[R.Reason];
+        }
     }
-  }
-  return Locks;
+    return Locks;
 }
 } // namespace
 
 void Report::printSummary(raw_ostream &OS) const {
-  if (Records.empty()) {
-    OS << "rcl: no critical section matched the selection\n";
-    return;
-  }
-  OS << "rcl: summary: " << count(SectionRecord::Converted) << " converted, "
-     << count(SectionRecord::Refused) << " refused\n";
-  for (auto &[Name, L] : summarise(Records)) {
-    OS << "rcl:   lock '" << Name << "': " << L.Converted << " converted, " << L.Refused
-       << " refused";
-    if (L.Nested)
-      OS << ", " << L.Nested << " kept inside a converted section";
-    OS << "\n";
-    for (auto &[Reason, N] : L.Reasons)
-      OS << "rcl:     refused " << N << "x: " << Reason << "\n";
-  }
+    if (Records.empty()) {
+        OS << "rcl: no critical section matched the selection\n";
+        return;
+    }
+    OS << "rcl: summary: " << count(SectionRecord::Converted) << " converted, "
+       << count(SectionRecord::Refused) << " refused\n";
+    for (auto &[Name, L] : summarise(Records)) {
+        OS << "rcl:   lock '" << Name << "': " << L.Converted << " converted, " << L.Refused
+           << " refused";
+        if (L.Nested) OS << ", " << L.Nested << " kept inside a converted section";
+        OS << "\n";
+        for (auto &[Reason, N] : L.Reasons)
+            OS << "rcl:     refused " << N << "x: " << Reason << "\n";
+    }
 }
 
 Error Report::writeJson(StringRef Path) const {
-  json::Array Locks;
-  for (auto &[Name, L] : summarise(Records)) {
-    json::Array Reasons;
-    for (auto &[Reason, N] : L.Reasons)
-      Reasons.push_back(json::Object{{"reason", Reason}, {"count", N}});
-    json::Array Sections;
-    for (const SectionRecord &R : Records) {
-      if (R.Lock != Name)
-        continue;
-      json::Object S{{"file", R.File},
-                     {"line", R.Line},
-                     {"column", R.Column},
-                     {"function", R.Function},
-                     {"status", R.Result == SectionRecord::Converted ? "converted"
-                                : R.Result == SectionRecord::Refused ? "refused"
-                                                                      : "nested"}};
-      if (R.Result == SectionRecord::Refused)
-        S["reason"] = R.Reason;
-      if (R.Result == SectionRecord::Converted) {
-        S["captures"] = R.Captures;
-        S["exits"] = R.Exits;
-      }
-      Sections.push_back(std::move(S));
+    json::Array Locks;
+    for (auto &[Name, L] : summarise(Records)) {
+        json::Array Reasons;
+        for (auto &[Reason, N] : L.Reasons)
+            Reasons.push_back(json::Object{{"reason", Reason}, {"count", N}});
+        json::Array Sections;
+        for (const SectionRecord &R : Records) {
+            if (R.Lock != Name) continue;
+            json::Object S{{"file", R.File},
+                           {"line", R.Line},
+                           {"column", R.Column},
+                           {"function", R.Function},
+                           {"status", R.Result == SectionRecord::Converted ? "converted"
+                                      : R.Result == SectionRecord::Refused ? "refused"
+                                                                           : "nested"}};
+            if (R.Result == SectionRecord::Refused) S["reason"] = R.Reason;
+            if (R.Result == SectionRecord::Converted) {
+                S["captures"] = R.Captures;
+                S["exits"] = R.Exits;
+            }
+            Sections.push_back(std::move(S));
+        }
+        Locks.push_back(json::Object{{"name", Name},
+                                     {"converted", L.Converted},
+                                     {"refused", L.Refused},
+                                     {"nested", L.Nested},
+                                     {"refusals", std::move(Reasons)},
+                                     {"sections", std::move(Sections)}});
     }
-    Locks.push_back(json::Object{{"name", Name},
-                                 {"converted", L.Converted},
-                                 {"refused", L.Refused},
-                                 {"nested", L.Nested},
-                                 {"refusals", std::move(Reasons)},
-                                 {"sections", std::move(Sections)}});
-  }
-  json::Object Root{{"schema", "rcl-rewrite-report/1"},
-                    {"converted", count(SectionRecord::Converted)},
-                    {"refused", count(SectionRecord::Refused)},
-                    {"locks", std::move(Locks)}};
-  std::error_code EC;
-  raw_fd_ostream OS(Path, EC, sys::fs::OF_Text);
-  if (EC)
-    return createStringError(EC, "cannot write report '" + Path + "'");
-  OS << formatv("{0:2}", json::Value(std::move(Root))) << "\n";
-  return Error::success();
+    json::Object Root{{"schema", "rcl-rewrite-report/1"},
+                      {"converted", count(SectionRecord::Converted)},
+                      {"refused", count(SectionRecord::Refused)},
+                      {"locks", std::move(Locks)}};
+    std::error_code EC;
+    raw_fd_ostream OS(Path, EC, sys::fs::OF_Text);
+    if (EC) return createStringError(EC, "cannot write report '" + Path + "'");
+    OS << formatv("{0:2}", json::Value(std::move(Root))) << "\n";
+    return Error::success();
 }
 
 } // namespace rcl

@@ -11,32 +11,32 @@ namespace rcl {
 
 /// One selected critical section (or other mutex operation) and its outcome.
 struct SectionRecord {
-  std::string Lock;
-  std::string File;
-  unsigned Line = 0;
-  unsigned Column = 0;
-  std::string Function;
-  enum Outcome { Converted, Refused, Nested } Result = Converted;
-  std::string Reason; ///< for Refused
-  unsigned Captures = 0;
-  unsigned Exits = 0;
+    std::string Lock;
+    std::string File;
+    unsigned Line = 0;
+    unsigned Column = 0;
+    std::string Function;
+    enum Outcome { Converted, Refused, Nested } Result = Converted;
+    std::string Reason; ///< for Refused
+    unsigned Captures = 0;
+    unsigned Exits = 0;
 };
 
 /// Collects the records of every translation unit and prints them as the per-lock summary
 /// (text) or as `--report-json`.
 class Report {
-public:
-  /// Adds a record unless the same section (file:line:column) was already recorded by
-  /// another translation unit.
-  void add(SectionRecord Record);
-  bool empty() const { return Records.empty(); }
-  unsigned count(SectionRecord::Outcome O) const;
+  public:
+    /// Adds a record unless the same section (file:line:column) was already recorded by
+    /// another translation unit.
+    void add(SectionRecord Record);
+    bool empty() const { return Records.empty(); }
+    unsigned count(SectionRecord::Outcome O) const;
 
-  void printSummary(llvm::raw_ostream &OS) const;
-  llvm::Error writeJson(llvm::StringRef Path) const;
+    void printSummary(llvm::raw_ostream &OS) const;
+    llvm::Error writeJson(llvm::StringRef Path) const;
 
-private:
-  std::vector<SectionRecord> Records;
+  private:
+    std::vector<SectionRecord> Records;
 };
 
 } // namespace rcl

@@ -18,225 +18,217 @@ namespace {
 
 /// Rewrites the critical sections of one translation unit's main file.
 class RewriteConsumer : public ASTConsumer {
-public:
-  explicit RewriteConsumer(RewriteSession &Session) : Session(Session) {}
+  public:
+    explicit RewriteConsumer(RewriteSession &Session) : Session(Session) {}
 
-  void HandleTranslationUnit(ASTContext &Ctx) override {
-    if (Ctx.getDiagnostics().hasErrorOccurred())
-      return;
-    SourceManager &SM = Ctx.getSourceManager();
-    FileID Main = SM.getMainFileID();
-    OptionalFileEntryRef Entry = SM.getFileEntryRefForID(Main);
-    if (!Entry)
-      return;
-    std::string Given = Entry->getName().str();
-    std::string Real = SM.getFileManager().getCanonicalName(*Entry).str();
-    if (!Session.Done.insert(Real).second)
-      return;
-    Session.MainFiles[Real] = Given;
-    SourceText Text(SM, Ctx.getLangOpts(), Main);
-    SectionEmitter Emitter(Ctx, Text, Session.LineDirectives, Given);
+    void HandleTranslationUnit(ASTContext &Ctx) override {
+        if (Ctx.getDiagnostics().hasErrorOccurred()) return;
+        SourceManager &SM = Ctx.getSourceManager();
+        FileID Main = SM.getMainFileID();
+        OptionalFileEntryRef Entry = SM.getFileEntryRefForID(Main);
+        if (!Entry) return;
+        std::string Given = Entry->getName().str();
+        std::string Real = SM.getFileManager().getCanonicalName(*Entry).str();
+        if (!Session.Done.insert(Real).second) return;
+        Session.MainFiles[Real] = Given;
+        SourceText Text(SM, Ctx.getLangOpts(), Main);
+        SectionEmitter Emitter(Ctx, Text, Session.LineDirectives, Given);
 
-    std::vector<std::pair<unsigned, std::string>> Inserts; // offset, text
-    std::vector<clang::tooling::Replacement> Sites;
-    for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
-      auto *Fn = dyn_cast<FunctionDecl>(D);
-      if (!Fn || !Fn->doesThisDeclarationHaveABody() || Fn->getBeginLoc().isMacroID() ||
-          SM.getFileID(SM.getExpansionLoc(Fn->getBeginLoc())) != Main)
-        continue;
-      std::string Definitions = rewriteFunction(Ctx, Text, Emitter, Fn, Real, Given, Sites);
-      if (Definitions.empty())
-        continue;
-      SourceLocation Start = Fn->getBeginLoc();
-      if (const RawComment *Doc = Ctx.getRawCommentForDeclNoCache(Fn))
-        Start = Doc->getBeginLoc();
-      unsigned Offset = Text.lineStart(*Text.expansionOffset(Start));
-      std::string Resume = Emitter.lineDirective(Text.line(Offset));
-      Inserts.push_back({Offset, Definitions + (Resume.empty() ? "" : Resume.substr(1))});
-    }
-    if (Inserts.empty())
-      return;
-    clang::tooling::Replacements &Edits = Session.Edits[Real];
-    // A static wrapper whose every use was converted would trip -Wunused-function.
-    for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
-      auto *Fn = dyn_cast<FunctionDecl>(D);
-      if (!Fn || !Fn->getIdentifier() || !UsedWrappers.count(Fn->getName().str()) ||
-          Fn != Fn->getFirstDecl() || Fn->getStorageClass() != SC_Static ||
-          Fn->hasAttr<UnusedAttr>())
-        continue;
-      if (std::optional<unsigned> Offset = Text.expansionOffset(Fn->getBeginLoc());
-          Offset && !Fn->getBeginLoc().isMacroID())
-        addEdit(Edits, clang::tooling::Replacement(Real, *Offset, 0, "__attribute__((unused)) "));
-    }
-    bool First = true;
-    for (auto &[Offset, Insert] : Inserts) {
-      std::string Prefix;
-      if (First && Session.LineDirectives)
-        addEdit(Edits, clang::tooling::Replacement(
-                           Real, 0, 0, Emitter.lineDirective(1).substr(1)));
-      if (First)
-        Prefix = "#include <rcl/rcl.h> /* added by rcl-rewrite */\n\n";
-      First = false;
-      addEdit(Edits, clang::tooling::Replacement(Real, Offset, 0, Prefix + Insert));
-    }
-    for (const clang::tooling::Replacement &R : Sites)
-      addEdit(Edits, R);
-  }
-
-private:
-  void addEdit(clang::tooling::Replacements &Edits, const clang::tooling::Replacement &R) {
-    if (llvm::Error E = Edits.add(R)) {
-      llvm::errs() << "rcl: internal error: conflicting edits: " << llvm::toString(std::move(E))
-                   << "\n";
-    }
-  }
-
-  void record(const SourceText &Text, const std::string &Given, const std::string &Lock,
-              unsigned Offset, const FunctionDecl *Fn, SectionRecord::Outcome Result,
-              const Refusal *Why, const CriticalSection *CS) {
-    SectionRecord R;
-    R.Lock = Lock;
-    R.File = Given;
-    R.Line = Text.line(Offset);
-    R.Column = Text.column(Offset);
-    R.Function = Fn->getNameAsString();
-    R.Result = Result;
-    if (Why) {
-      R.Reason = Why->Reason;
-      const SourceManager &SM = Text.sourceManager();
-      PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Why->Loc));
-      if (!Session.Quiet && P.isValid())
-        llvm::errs() << P.getFilename() << ":" << P.getLine() << ":" << P.getColumn()
-                     << ": rcl: cannot convert critical section: " << Why->Reason << "\n";
-      ++Session.Refusals;
-    }
-    if (CS) {
-      R.Captures = CS->Captures.size();
-      for (const Exit &E : CS->Exits)
-        R.Exits += E.Number != 0;
-    }
-    Session.Findings.add(std::move(R));
-  }
-
-  /// Finds, analyses and emits the sections of Fn; returns the definitions to insert before
-  /// it and appends the call-site replacements to Sites.
-  std::string rewriteFunction(ASTContext &Ctx, const SourceText &Text,
-                              const SectionEmitter &Emitter, const FunctionDecl *Fn,
-                              const std::string &Real, const std::string &Given,
-                              std::vector<clang::tooling::Replacement> &Sites) {
-    std::vector<CriticalSection> Sections;
-    std::vector<OtherSite> Others;
-    SectionFinder Finder(Ctx, Session.Api, Text);
-    Finder.find(Fn, Sections, Others);
-    if (Sections.empty() && Others.empty())
-      return "";
-    CaptureAnalysis Analysis(Ctx, Session.Api, Text, Fn);
-    std::vector<TextRange> Converted;
-    std::string Definitions;
-    unsigned Ordinal = 0;
-    for (CriticalSection &CS : Sections) {
-      unsigned LastLine = CS.Refused ? Text.line(CS.LockOffset) : Text.line(CS.Whole.End);
-      if (!Session.Select.selects(CS.LockName, Given, Text.line(CS.LockOffset), LastLine))
-        continue;
-      bool Nested = false;
-      for (const TextRange &Outer : Converted)
-        Nested |= Outer.contains(CS.LockOffset);
-      if (Nested) {
-        record(Text, Given, CS.LockName, CS.LockOffset, Fn, SectionRecord::Nested, nullptr,
-               nullptr);
-        continue;
-      }
-      if (!CS.Refused)
-        Analysis.analyse(CS);
-      std::optional<EmittedSection> Out;
-      if (!CS.Refused) {
-        CS.Ordinal = ++Ordinal;
-        std::string Why;
-        Out = Emitter.emit(CS, Why);
-        if (!Out) {
-          --Ordinal;
-          CS.Refused = Refusal{Why, CS.LockCall->getBeginLoc()};
+        std::vector<std::pair<unsigned, std::string>> Inserts; // offset, text
+        std::vector<clang::tooling::Replacement> Sites;
+        for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+            auto *Fn = dyn_cast<FunctionDecl>(D);
+            if (!Fn || !Fn->doesThisDeclarationHaveABody() || Fn->getBeginLoc().isMacroID() ||
+                SM.getFileID(SM.getExpansionLoc(Fn->getBeginLoc())) != Main)
+                continue;
+            std::string Definitions = rewriteFunction(Ctx, Text, Emitter, Fn, Real, Given, Sites);
+            if (Definitions.empty()) continue;
+            SourceLocation Start = Fn->getBeginLoc();
+            if (const RawComment *Doc = Ctx.getRawCommentForDeclNoCache(Fn))
+                Start = Doc->getBeginLoc();
+            unsigned Offset = Text.lineStart(*Text.expansionOffset(Start));
+            std::string Resume = Emitter.lineDirective(Text.line(Offset));
+            Inserts.push_back({Offset, Definitions + (Resume.empty() ? "" : Resume.substr(1))});
         }
-      }
-      if (CS.Refused) {
-        record(Text, Given, CS.LockName, CS.LockOffset, Fn, SectionRecord::Refused,
-               &*CS.Refused, nullptr);
-        continue;
-      }
-      CS.Converted = true;
-      Converted.push_back(CS.Whole);
-      noteWrapper(CS.LockCall);
-      Definitions += Out->Definition;
-      Sites.emplace_back(Real, CS.Whole.Begin, CS.Whole.End - CS.Whole.Begin, Out->CallSite);
-      record(Text, Given, CS.LockName, CS.LockOffset, Fn, SectionRecord::Converted, nullptr,
-             &CS);
+        if (Inserts.empty()) return;
+        clang::tooling::Replacements &Edits = Session.Edits[Real];
+        // A static wrapper whose every use was converted would trip -Wunused-function.
+        for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+            auto *Fn = dyn_cast<FunctionDecl>(D);
+            if (!Fn || !Fn->getIdentifier() || !UsedWrappers.count(Fn->getName().str()) ||
+                Fn != Fn->getFirstDecl() || Fn->getStorageClass() != SC_Static ||
+                Fn->hasAttr<UnusedAttr>())
+                continue;
+            if (std::optional<unsigned> Offset = Text.expansionOffset(Fn->getBeginLoc());
+                Offset && !Fn->getBeginLoc().isMacroID())
+                addEdit(Edits,
+                        clang::tooling::Replacement(Real, *Offset, 0, "__attribute__((unused)) "));
+        }
+        bool First = true;
+        for (auto &[Offset, Insert] : Inserts) {
+            std::string Prefix;
+            if (First && Session.LineDirectives)
+                addEdit(Edits, clang::tooling::Replacement(Real, 0, 0,
+                                                           Emitter.lineDirective(1).substr(1)));
+            if (First) Prefix = "#include <rcl/rcl.h> /* added by rcl-rewrite */\n\n";
+            First = false;
+            addEdit(Edits, clang::tooling::Replacement(Real, Offset, 0, Prefix + Insert));
+        }
+        for (const clang::tooling::Replacement &R : Sites)
+            addEdit(Edits, R);
     }
-    for (const OtherSite &Site : Others) {
-      unsigned Line = Text.line(Site.Offset);
-      if (!Session.Select.selects(Site.LockName, Given, Line, Line))
-        continue;
-      bool Nested = false;
-      for (const TextRange &Outer : Converted)
-        Nested |= Outer.contains(Site.Offset);
-      if (!Nested)
-        record(Text, Given, Site.LockName, Site.Offset, Fn, SectionRecord::Refused, &Site.Why,
-               nullptr);
+
+  private:
+    void addEdit(clang::tooling::Replacements &Edits, const clang::tooling::Replacement &R) {
+        if (llvm::Error E = Edits.add(R)) {
+            llvm::errs() << "rcl: internal error: conflicting edits: "
+                         << llvm::toString(std::move(E)) << "\n";
+        }
     }
-    return Definitions;
-  }
 
-  /// Remembers the user-declared wrapper pair a converted section used.
-  void noteWrapper(const CallExpr *LockCall) {
-    StringRef Name = LockCall->getDirectCallee()->getName();
-    for (const WrapperPair &W : Session.Api.wrappers())
-      if (W.Lock == Name) {
-        UsedWrappers.insert(W.Lock);
-        UsedWrappers.insert(W.Unlock);
-      }
-  }
+    void record(const SourceText &Text, const std::string &Given, const std::string &Lock,
+                unsigned Offset, const FunctionDecl *Fn, SectionRecord::Outcome Result,
+                const Refusal *Why, const CriticalSection *CS) {
+        SectionRecord R;
+        R.Lock = Lock;
+        R.File = Given;
+        R.Line = Text.line(Offset);
+        R.Column = Text.column(Offset);
+        R.Function = Fn->getNameAsString();
+        R.Result = Result;
+        if (Why) {
+            R.Reason = Why->Reason;
+            const SourceManager &SM = Text.sourceManager();
+            PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Why->Loc));
+            if (!Session.Quiet && P.isValid())
+                llvm::errs() << P.getFilename() << ":" << P.getLine() << ":" << P.getColumn()
+                             << ": rcl: cannot convert critical section: " << Why->Reason << "\n";
+            ++Session.Refusals;
+        }
+        if (CS) {
+            R.Captures = CS->Captures.size();
+            for (const Exit &E : CS->Exits)
+                R.Exits += E.Number != 0;
+        }
+        Session.Findings.add(std::move(R));
+    }
 
-  RewriteSession &Session;
-  std::set<std::string> UsedWrappers;
+    /// Finds, analyses and emits the sections of Fn; returns the definitions to insert before
+    /// it and appends the call-site replacements to Sites.
+    std::string rewriteFunction(ASTContext &Ctx, const SourceText &Text,
+                                const SectionEmitter &Emitter, const FunctionDecl *Fn,
+                                const std::string &Real, const std::string &Given,
+                                std::vector<clang::tooling::Replacement> &Sites) {
+        std::vector<CriticalSection> Sections;
+        std::vector<OtherSite> Others;
+        SectionFinder Finder(Ctx, Session.Api, Text);
+        Finder.find(Fn, Sections, Others);
+        if (Sections.empty() && Others.empty()) return "";
+        CaptureAnalysis Analysis(Ctx, Session.Api, Text, Fn);
+        std::vector<TextRange> Converted;
+        std::string Definitions;
+        unsigned Ordinal = 0;
+        for (CriticalSection &CS : Sections) {
+            unsigned LastLine = CS.Refused ? Text.line(CS.LockOffset) : Text.line(CS.Whole.End);
+            if (!Session.Select.selects(CS.LockName, Given, Text.line(CS.LockOffset), LastLine))
+                continue;
+            bool Nested = false;
+            for (const TextRange &Outer : Converted)
+                Nested |= Outer.contains(CS.LockOffset);
+            if (Nested) {
+                record(Text, Given, CS.LockName, CS.LockOffset, Fn, SectionRecord::Nested, nullptr,
+                       nullptr);
+                continue;
+            }
+            if (!CS.Refused) Analysis.analyse(CS);
+            std::optional<EmittedSection> Out;
+            if (!CS.Refused) {
+                CS.Ordinal = ++Ordinal;
+                std::string Why;
+                Out = Emitter.emit(CS, Why);
+                if (!Out) {
+                    --Ordinal;
+                    CS.Refused = Refusal{Why, CS.LockCall->getBeginLoc()};
+                }
+            }
+            if (CS.Refused) {
+                record(Text, Given, CS.LockName, CS.LockOffset, Fn, SectionRecord::Refused,
+                       &*CS.Refused, nullptr);
+                continue;
+            }
+            CS.Converted = true;
+            Converted.push_back(CS.Whole);
+            noteWrapper(CS.LockCall);
+            Definitions += Out->Definition;
+            Sites.emplace_back(Real, CS.Whole.Begin, CS.Whole.End - CS.Whole.Begin, Out->CallSite);
+            record(Text, Given, CS.LockName, CS.LockOffset, Fn, SectionRecord::Converted, nullptr,
+                   &CS);
+        }
+        for (const OtherSite &Site : Others) {
+            unsigned Line = Text.line(Site.Offset);
+            if (!Session.Select.selects(Site.LockName, Given, Line, Line)) continue;
+            bool Nested = false;
+            for (const TextRange &Outer : Converted)
+                Nested |= Outer.contains(Site.Offset);
+            if (!Nested)
+                record(Text, Given, Site.LockName, Site.Offset, Fn, SectionRecord::Refused,
+                       &Site.Why, nullptr);
+        }
+        return Definitions;
+    }
+
+    /// Remembers the user-declared wrapper pair a converted section used.
+    void noteWrapper(const CallExpr *LockCall) {
+        StringRef Name = LockCall->getDirectCallee()->getName();
+        for (const WrapperPair &W : Session.Api.wrappers())
+            if (W.Lock == Name) {
+                UsedWrappers.insert(W.Lock);
+                UsedWrappers.insert(W.Unlock);
+            }
+    }
+
+    RewriteSession &Session;
+    std::set<std::string> UsedWrappers;
 };
 
 class RewriteAction : public ASTFrontendAction {
-public:
-  explicit RewriteAction(RewriteSession &Session) : Session(Session) {}
-  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &, StringRef) override {
-    return std::make_unique<RewriteConsumer>(Session);
-  }
+  public:
+    explicit RewriteAction(RewriteSession &Session) : Session(Session) {}
+    std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &, StringRef) override {
+        return std::make_unique<RewriteConsumer>(Session);
+    }
 
-private:
-  /// Remembers the user-declared wrapper pair a converted section used.
-  void noteWrapper(const CallExpr *LockCall) {
-    StringRef Name = LockCall->getDirectCallee()->getName();
-    for (const WrapperPair &W : Session.Api.wrappers())
-      if (W.Lock == Name) {
-        UsedWrappers.insert(W.Lock);
-        UsedWrappers.insert(W.Unlock);
-      }
-  }
+  private:
+    /// Remembers the user-declared wrapper pair a converted section used.
+    void noteWrapper(const CallExpr *LockCall) {
+        StringRef Name = LockCall->getDirectCallee()->getName();
+        for (const WrapperPair &W : Session.Api.wrappers())
+            if (W.Lock == Name) {
+                UsedWrappers.insert(W.Lock);
+                UsedWrappers.insert(W.Unlock);
+            }
+    }
 
-  RewriteSession &Session;
-  std::set<std::string> UsedWrappers;
+    RewriteSession &Session;
+    std::set<std::string> UsedWrappers;
 };
 
 class RewriteActionFactory : public clang::tooling::FrontendActionFactory {
-public:
-  explicit RewriteActionFactory(RewriteSession &Session) : Session(Session) {}
-  std::unique_ptr<FrontendAction> create() override {
-    return std::make_unique<RewriteAction>(Session);
-  }
+  public:
+    explicit RewriteActionFactory(RewriteSession &Session) : Session(Session) {}
+    std::unique_ptr<FrontendAction> create() override {
+        return std::make_unique<RewriteAction>(Session);
+    }
 
-private:
-  RewriteSession &Session;
+  private:
+    RewriteSession &Session;
 };
 
 } // namespace
 
 std::unique_ptr<clang::tooling::FrontendActionFactory>
 newRewriteActionFactory(RewriteSession &Session) {
-  return std::make_unique<RewriteActionFactory>(Session);
+    return std::make_unique<RewriteActionFactory>(Session);
 }
 
 } // namespace rcl

@@ -15,17 +15,18 @@ namespace rcl {
 /// Everything that outlives one translation unit: the options, the edits per file and the
 /// report. Edits are kept per file so a file seen by several translation units is edited once.
 struct RewriteSession {
-  LockApi Api;
-  Selection Select;
-  bool LineDirectives = false;
-  bool Quiet = false;
-  std::map<std::string, clang::tooling::Replacements> Edits; ///< by real path
-  std::map<std::string, std::string> MainFiles;              ///< real path -> name as given
-  std::set<std::string> Done;                                ///< real paths already rewritten
-  Report Findings;
-  unsigned Refusals = 0;
+    LockApi Api;
+    Selection Select;
+    bool LineDirectives = false;
+    bool Quiet = false;
+    std::map<std::string, clang::tooling::Replacements> Edits; ///< by real path
+    std::map<std::string, std::string> MainFiles;              ///< real path -> name as given
+    std::set<std::string> Done;                                ///< real paths already rewritten
+    Report Findings;
+    unsigned Refusals = 0;
 
-  RewriteSession(LockApi Api, Selection Select) : Api(std::move(Api)), Select(std::move(Select)) {}
+    RewriteSession(LockApi Api, Selection Select)
+        : Api(std::move(Api)), Select(std::move(Select)) {}
 };
 
 /// Creates the frontend action that rewrites each translation unit's main file into Session.

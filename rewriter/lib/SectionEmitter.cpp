@@ -10,215 +10,206 @@ using namespace clang;
 namespace rcl {
 
 std::string dedent(StringRef Code, StringRef To) {
-  SmallVector<StringRef, 16> Lines;
-  Code.trim().split(Lines, '\n');
-  size_t Common = StringRef::npos;
-  for (size_t I = 1; I < Lines.size(); ++I) {
-    StringRef L = Lines[I];
-    if (L.trim().empty())
-      continue;
-    Common = std::min(Common, L.size() - L.ltrim(" \t").size());
-  }
-  std::string Out;
-  for (size_t I = 0; I < Lines.size(); ++I) {
-    StringRef L = Lines[I].rtrim();
-    if (I > 0) {
-      Out += '\n';
-      if (L.empty())
-        continue;
-      L = L.drop_front(std::min(Common, L.size()));
+    SmallVector<StringRef, 16> Lines;
+    Code.trim().split(Lines, '\n');
+    size_t Common = StringRef::npos;
+    for (size_t I = 1; I < Lines.size(); ++I) {
+        StringRef L = Lines[I];
+        if (L.trim().empty()) continue;
+        Common = std::min(Common, L.size() - L.ltrim(" \t").size());
     }
-    Out += To;
-    Out += L;
-  }
-  return Out;
+    std::string Out;
+    for (size_t I = 0; I < Lines.size(); ++I) {
+        StringRef L = Lines[I].rtrim();
+        if (I > 0) {
+            Out += '\n';
+            if (L.empty()) continue;
+            L = L.drop_front(std::min(Common, L.size()));
+        }
+        Out += To;
+        Out += L;
+    }
+    return Out;
 }
 
 std::string SectionEmitter::lineDirective(unsigned Line) const {
-  if (!LineDirectives)
-    return "";
-  std::string Escaped;
-  for (char C : FileName) {
-    if (C == '\\' || C == '"')
-      Escaped += '\\';
-    Escaped += C;
-  }
-  return "\n#line " + std::to_string(Line) + " \"" + Escaped + "\"\n";
+    if (!LineDirectives) return "";
+    std::string Escaped;
+    for (char C : FileName) {
+        if (C == '\\' || C == '"') Escaped += '\\';
+        Escaped += C;
+    }
+    return "\n#line " + std::to_string(Line) + " \"" + Escaped + "\"\n";
 }
 
 std::optional<std::string> SectionEmitter::declare(QualType T, StringRef Name) const {
-  std::string Out;
-  llvm::raw_string_ostream OS(Out);
-  PrintingPolicy Policy = Ctx.getPrintingPolicy();
-  Policy.SuppressTagKeyword = false;
-  T.print(OS, Policy, Name);
-  if (Out.find("(unnamed") != std::string::npos || Out.find("(anonymous") != std::string::npos)
-    return std::nullopt;
-  return Out;
+    std::string Out;
+    llvm::raw_string_ostream OS(Out);
+    PrintingPolicy Policy = Ctx.getPrintingPolicy();
+    Policy.SuppressTagKeyword = false;
+    T.print(OS, Policy, Name);
+    if (Out.find("(unnamed") != std::string::npos || Out.find("(anonymous") != std::string::npos)
+        return std::nullopt;
+    return Out;
 }
 
 /// Re-indents the body: lines that start with the section's indentation get the outlined
 /// function's instead. A line continuing a backslash-ended line is left alone (it may be
 /// inside a string literal or a macro definition).
 std::string SectionEmitter::reindent(StringRef Code, StringRef From, StringRef To) const {
-  if (LineDirectives)
-    return Code.str();
-  std::string Out;
-  bool Continued = false;
-  while (!Code.empty()) {
-    auto [Line, Rest] = Code.split('\n');
-    bool HasNewline = Code.size() > Line.size();
-    if (Line.trim().empty())
-      Line = "";
-    else if (!Continued && Line.starts_with(From))
-      Out += (To + Line.drop_front(From.size())).str();
-    else
-      Out += Line.str();
-    if (HasNewline)
-      Out += '\n';
-    Continued = Line.ends_with("\\");
-    Code = Rest;
-  }
-  return Out;
+    if (LineDirectives) return Code.str();
+    std::string Out;
+    bool Continued = false;
+    while (!Code.empty()) {
+        auto [Line, Rest] = Code.split('\n');
+        bool HasNewline = Code.size() > Line.size();
+        if (Line.trim().empty())
+            Line = "";
+        else if (!Continued && Line.starts_with(From))
+            Out += (To + Line.drop_front(From.size())).str();
+        else
+            Out += Line.str();
+        if (HasNewline) Out += '\n';
+        Continued = Line.ends_with("\\");
+        Code = Rest;
+    }
+    return Out;
 }
 
 std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
                                                    std::string &Why) const {
-  std::string FnName = CS.Function->getNameAsString();
-  std::string Name = "rcl_cs_" + FnName + "_" + std::to_string(CS.Ordinal);
-  std::string StructName = "struct " + Name + "_ctx";
-  StringRef Indent = Text.indentation(CS.LockOffset);
-  const std::string Unit = "    ";
+    std::string FnName = CS.Function->getNameAsString();
+    std::string Name = "rcl_cs_" + FnName + "_" + std::to_string(CS.Ordinal);
+    std::string StructName = "struct " + Name + "_ctx";
+    StringRef Indent = Text.indentation(CS.LockOffset);
+    const std::string Unit = "    ";
 
-  std::vector<TextEdit> Edits = CS.BodyEdits;
-  if (LineDirectives)
-    // Keep every line of the body on its original line number: an edit that removes
-    // line breaks (an unlock and its tail) puts them back as empty lines.
-    for (TextEdit &E : Edits)
-      E.Text.append(Text.code().substr(E.Offset, E.Length).count('\n'), '\n');
-  std::optional<std::string> Body = applyEdits(Text.code(), CS.Body, std::move(Edits));
-  if (!Body) {
-    Why = "overlapping edits in the critical section (a macro uses a captured variable twice?)";
-    return std::nullopt;
-  }
-
-  EmittedSection Out;
-  std::string &D = Out.Definition;
-  D += "/* rcl: critical section of '" + CS.LockName + "' in " + FnName + "() at line " +
-       std::to_string(Text.line(CS.LockOffset)) +
-       ", outlined to run on the lock's server (rcl_delegate). */\n";
-  bool HasContext = !CS.Captures.empty();
-  if (HasContext) {
-    D += StructName + " {\n";
-    for (const Capture &C : CS.Captures) {
-      QualType T = C.Var->getType();
-      if (C.Kind == CaptureKind::ByPointer)
-        T = Ctx.getPointerType(T);
-      std::optional<std::string> Member = declare(T, C.Field);
-      if (!Member) {
-        Why = "the type of '" + C.Var->getNameAsString() + "' cannot be named outside the function";
-        return std::nullopt;
-      }
-      D += Unit + *Member + ";\n";
-    }
-    D += "};\n\n";
-  }
-  D += "static int " + Name + "(void *rcl_arg)\n{\n";
-  if (HasContext)
-    D += Unit + StructName + " *rcl_ctx = rcl_arg;\n";
-  else
-    D += Unit + "(void)rcl_arg;\n";
-  for (const Capture &C : CS.Captures)
-    if (C.Kind == CaptureKind::ByValue)
-      D += Unit + *declare(C.Var->getType(), C.Var->getName()) + " = rcl_ctx->" + C.Field +
-           ";\n";
-  D += lineDirective(Text.line(CS.Body.Begin)).empty()
-           ? ""
-           : lineDirective(Text.line(CS.Body.Begin)).substr(1);
-  std::string BodyText = reindent(*Body, Indent, Unit);
-  // The body starts with the rest of the lock's line: usually just its newline.
-  if (!LineDirectives && StringRef(BodyText).starts_with("\n"))
-    BodyText.erase(0, 1);
-  D += BodyText;
-  if (!CS.FinalUnlock)
-    D += "\n" + Unit + "return 0;";
-  D += "\n}\n\n";
-
-  // The call site.
-  std::string &C = Out.CallSite;
-  std::string In1 = Indent.str() + Unit;
-  for (const Hoist &H : CS.Hoists) {
-    if (H.MovesWhole) {
-      if (H.EmitsText)
-        C += "/* rcl: declared in the critical section, used after it */ " +
-           Text.text(H.Decl).str() + "\n" + Indent.str();
-      continue;
-    }
-    std::optional<std::string> Decl = declare(H.Var->getType(), H.Var->getName());
-    if (!Decl) {
-      Why = "the type of '" + H.Var->getNameAsString() + "' cannot be named";
-      return std::nullopt;
-    }
-    C += "/* rcl: declared in the critical section, used after it */ " + *Decl + ";\n" +
-         Indent.str();
-  }
-  std::optional<TextRange> LockText = Text.node(CS.Mutex->getSourceRange());
-  std::string LockExpr;
-  if (LockText) {
-    LockExpr = Text.text(*LockText).str();
-  } else {
-    llvm::raw_string_ostream OS(LockExpr);
-    CS.Mutex->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
-  }
-  C += "{\n";
-  std::string CtxArg = "(void *)0";
-  if (HasContext) {
-    C += In1 + StructName + " rcl_ctx = {";
-    bool First = true;
-    for (const Capture &Cap : CS.Captures) {
-      C += First ? " " : ", ";
-      First = false;
-      C += "." + Cap.Field + " = " + (Cap.Kind == CaptureKind::ByPointer ? "&" : "") +
-           Cap.Var->getNameAsString();
-    }
-    C += " };\n";
-    CtxArg = "&rcl_ctx";
-  }
-  std::string Call = "rcl_delegate(" + LockExpr + ", " + Name + ", " + CtxArg + ")";
-  std::vector<const Exit *> Dispatch;
-  for (const Exit &E : CS.Exits)
-    if (E.Number != 0)
-      Dispatch.push_back(&E);
-  auto tailText = [&](const Exit &E, StringRef To) {
-    if (!E.Tail)
-      return std::string();
+    std::vector<TextEdit> Edits = CS.BodyEdits;
     if (LineDirectives)
-      return lineDirective(Text.line(E.Tail->Begin)) +
-             std::string(Text.column(E.Tail->Begin) - 1, ' ') + Text.text(*E.Tail).str() + "\n";
-    return dedent(Text.text(*E.Tail), To) + "\n";
-  };
-  if (Dispatch.empty()) {
-    C += In1 + Call + ";\n";
-  } else if (Dispatch.size() == 1) {
-    C += In1 + "if (" + Call + " == " + std::to_string(Dispatch[0]->Number) + ") {\n";
-    C += tailText(*Dispatch[0], In1 + Unit);
-    C += In1 + "}\n";
-  } else {
-    // An if chain, not a switch: a tail's `break` must still leave the user's loop.
-    C += In1 + "int rcl_exit = " + Call + ";\n";
-    for (size_t I = 0; I < Dispatch.size(); ++I) {
-      C += (I == 0 ? In1 + "if" : std::string(" else if")) + " (rcl_exit == " +
-           std::to_string(Dispatch[I]->Number) + ") {\n";
-      C += tailText(*Dispatch[I], In1 + Unit);
-      C += In1 + "}";
+        // Keep every line of the body on its original line number: an edit that removes
+        // line breaks (an unlock and its tail) puts them back as empty lines.
+        for (TextEdit &E : Edits)
+            E.Text.append(Text.code().substr(E.Offset, E.Length).count('\n'), '\n');
+    std::optional<std::string> Body = applyEdits(Text.code(), CS.Body, std::move(Edits));
+    if (!Body) {
+        Why = "overlapping edits in the critical section (a macro uses a captured variable twice?)";
+        return std::nullopt;
     }
-    C += "\n";
-  }
-  C += Indent.str() + "}";
-  if (LineDirectives)
-    C += lineDirective(Text.line(CS.Whole.End)) +
-         std::string(Text.column(CS.Whole.End) - 1, ' ');
-  return Out;
+
+    EmittedSection Out;
+    std::string &D = Out.Definition;
+    D += "/* rcl: critical section of '" + CS.LockName + "' in " + FnName + "() at line " +
+         std::to_string(Text.line(CS.LockOffset)) +
+         ", outlined to run on the lock's server (rcl_delegate). */\n";
+    bool HasContext = !CS.Captures.empty();
+    if (HasContext) {
+        D += StructName + " {\n";
+        for (const Capture &C : CS.Captures) {
+            QualType T = C.Var->getType();
+            if (C.Kind == CaptureKind::ByPointer) T = Ctx.getPointerType(T);
+            std::optional<std::string> Member = declare(T, C.Field);
+            if (!Member) {
+                Why = "the type of '" + C.Var->getNameAsString() +
+                      "' cannot be named outside the function";
+                return std::nullopt;
+            }
+            D += Unit + *Member + ";\n";
+        }
+        D += "};\n\n";
+    }
+    D += "static int " + Name + "(void *rcl_arg)\n{\n";
+    if (HasContext)
+        D += Unit + StructName + " *rcl_ctx = rcl_arg;\n";
+    else
+        D += Unit + "(void)rcl_arg;\n";
+    for (const Capture &C : CS.Captures)
+        if (C.Kind == CaptureKind::ByValue)
+            D += Unit + *declare(C.Var->getType(), C.Var->getName()) + " = rcl_ctx->" + C.Field +
+                 ";\n";
+    D += lineDirective(Text.line(CS.Body.Begin)).empty()
+             ? ""
+             : lineDirective(Text.line(CS.Body.Begin)).substr(1);
+    std::string BodyText = reindent(*Body, Indent, Unit);
+    // The body starts with the rest of the lock's line: usually just its newline.
+    if (!LineDirectives && StringRef(BodyText).starts_with("\n")) BodyText.erase(0, 1);
+    D += BodyText;
+    if (!CS.FinalUnlock) D += "\n" + Unit + "return 0;";
+    D += "\n}\n\n";
+
+    // The call site.
+    std::string &C = Out.CallSite;
+    std::string In1 = Indent.str() + Unit;
+    for (const Hoist &H : CS.Hoists) {
+        if (H.MovesWhole) {
+            if (H.EmitsText)
+                C += "/* rcl: declared in the critical section, used after it */ " +
+                     Text.text(H.Decl).str() + "\n" + Indent.str();
+            continue;
+        }
+        std::optional<std::string> Decl = declare(H.Var->getType(), H.Var->getName());
+        if (!Decl) {
+            Why = "the type of '" + H.Var->getNameAsString() + "' cannot be named";
+            return std::nullopt;
+        }
+        C += "/* rcl: declared in the critical section, used after it */ " + *Decl + ";\n" +
+             Indent.str();
+    }
+    std::optional<TextRange> LockText = Text.node(CS.Mutex->getSourceRange());
+    std::string LockExpr;
+    if (LockText) {
+        LockExpr = Text.text(*LockText).str();
+    } else {
+        llvm::raw_string_ostream OS(LockExpr);
+        CS.Mutex->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
+    }
+    C += "{\n";
+    std::string CtxArg = "(void *)0";
+    if (HasContext) {
+        C += In1 + StructName + " rcl_ctx = {";
+        bool First = true;
+        for (const Capture &Cap : CS.Captures) {
+            C += First ? " " : ", ";
+            First = false;
+            C += "." + Cap.Field + " = " + (Cap.Kind == CaptureKind::ByPointer ? "&" : "") +
+                 Cap.Var->getNameAsString();
+        }
+        C += " };\n";
+        CtxArg = "&rcl_ctx";
+    }
+    std::string Call = "rcl_delegate(" + LockExpr + ", " + Name + ", " + CtxArg + ")";
+    std::vector<const Exit *> Dispatch;
+    for (const Exit &E : CS.Exits)
+        if (E.Number != 0) Dispatch.push_back(&E);
+    auto tailText = [&](const Exit &E, StringRef To) {
+        if (!E.Tail) return std::string();
+        if (LineDirectives)
+            return lineDirective(Text.line(E.Tail->Begin)) +
+                   std::string(Text.column(E.Tail->Begin) - 1, ' ') + Text.text(*E.Tail).str() +
+                   "\n";
+        return dedent(Text.text(*E.Tail), To) + "\n";
+    };
+    if (Dispatch.empty()) {
+        C += In1 + Call + ";\n";
+    } else if (Dispatch.size() == 1) {
+        C += In1 + "if (" + Call + " == " + std::to_string(Dispatch[0]->Number) + ") {\n";
+        C += tailText(*Dispatch[0], In1 + Unit);
+        C += In1 + "}\n";
+    } else {
+        // An if chain, not a switch: a tail's `break` must still leave the user's loop.
+        C += In1 + "int rcl_exit = " + Call + ";\n";
+        for (size_t I = 0; I < Dispatch.size(); ++I) {
+            C += (I == 0 ? In1 + "if" : std::string(" else if")) +
+                 " (rcl_exit == " + std::to_string(Dispatch[I]->Number) + ") {\n";
+            C += tailText(*Dispatch[I], In1 + Unit);
+            C += In1 + "}";
+        }
+        C += "\n";
+    }
+    C += Indent.str() + "}";
+    if (LineDirectives)
+        C += lineDirective(Text.line(CS.Whole.End)) +
+             std::string(Text.column(CS.Whole.End) - 1, ' ');
+    return Out;
 }
 
 } // namespace rcl

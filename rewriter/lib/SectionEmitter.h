@@ -9,8 +9,8 @@ namespace rcl {
 
 /// The text that replaces one converted critical section.
 struct EmittedSection {
-  std::string Definition; ///< context struct + static function, inserted before the function
-  std::string CallSite;   ///< replaces CriticalSection::Whole
+    std::string Definition; ///< context struct + static function, inserted before the function
+    std::string CallSite;   ///< replaces CriticalSection::Whole
 };
 
 /// Turns an analysed critical section into text: a context struct, a `static int` function
@@ -18,25 +18,25 @@ struct EmittedSection {
 /// calls rcl_delegate and dispatches on the exit number. With `LineDirectives`, every piece
 /// of user code keeps its original line numbers through `#line`.
 class SectionEmitter {
-public:
-  SectionEmitter(clang::ASTContext &Ctx, const SourceText &Text, bool LineDirectives,
-                 std::string FileName)
-      : Ctx(Ctx), Text(Text), LineDirectives(LineDirectives), FileName(std::move(FileName)) {}
+  public:
+    SectionEmitter(clang::ASTContext &Ctx, const SourceText &Text, bool LineDirectives,
+                   std::string FileName)
+        : Ctx(Ctx), Text(Text), LineDirectives(LineDirectives), FileName(std::move(FileName)) {}
 
-  /// The emitted text, or a refusal reason when some type cannot be written out.
-  std::optional<EmittedSection> emit(const CriticalSection &CS, std::string &Why) const;
+    /// The emitted text, or a refusal reason when some type cannot be written out.
+    std::optional<EmittedSection> emit(const CriticalSection &CS, std::string &Why) const;
 
-  /// `#line N "file"` on its own line (empty unless LineDirectives).
-  std::string lineDirective(unsigned Line) const;
+    /// `#line N "file"` on its own line (empty unless LineDirectives).
+    std::string lineDirective(unsigned Line) const;
 
-private:
-  std::optional<std::string> declare(clang::QualType T, llvm::StringRef Name) const;
-  std::string reindent(llvm::StringRef Code, llvm::StringRef From, llvm::StringRef To) const;
+  private:
+    std::optional<std::string> declare(clang::QualType T, llvm::StringRef Name) const;
+    std::string reindent(llvm::StringRef Code, llvm::StringRef From, llvm::StringRef To) const;
 
-  clang::ASTContext &Ctx;
-  const SourceText &Text;
-  bool LineDirectives;
-  std::string FileName;
+    clang::ASTContext &Ctx;
+    const SourceText &Text;
+    bool LineDirectives;
+    std::string FileName;
 };
 
 /// Strips the common indentation of Code's lines (after the first) and prefixes To.

@@ -12,312 +12,297 @@ namespace {
 
 /// Pre-order walk over a statement tree, skipping null children.
 template <typename Fn> void walk(const Stmt *S, Fn &&Visit) {
-  if (!S)
-    return;
-  Visit(S);
-  for (const Stmt *Child : S->children())
-    walk(Child, Visit);
+    if (!S) return;
+    Visit(S);
+    for (const Stmt *Child : S->children())
+        walk(Child, Visit);
 }
 
 bool isNoReturnCall(const Stmt *S) {
-  const auto *E = dyn_cast<Expr>(S);
-  if (!E)
-    return false;
-  const auto *Call = dyn_cast<CallExpr>(E->IgnoreParenCasts());
-  if (!Call)
-    return false;
-  const FunctionDecl *Callee = Call->getDirectCallee();
-  return Callee && Callee->isNoReturn();
+    const auto *E = dyn_cast<Expr>(S);
+    if (!E) return false;
+    const auto *Call = dyn_cast<CallExpr>(E->IgnoreParenCasts());
+    if (!Call) return false;
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    return Callee && Callee->isNoReturn();
 }
 
 } // namespace
 
 const Stmt *SectionFinder::parent(const Stmt *S) const {
-  DynTypedNodeList Parents = Ctx.getParents(*S);
-  if (Parents.empty())
-    return nullptr;
-  return Parents[0].get<Stmt>();
+    DynTypedNodeList Parents = Ctx.getParents(*S);
+    if (Parents.empty()) return nullptr;
+    return Parents[0].get<Stmt>();
 }
 
 std::optional<TextRange> SectionFinder::operationRange(const Stmt *S, const Stmt *Parent) const {
-  if (std::optional<TextRange> R = Text.statement(S))
+    if (std::optional<TextRange> R = Text.statement(S)) return R;
+    std::optional<TextRange> R = Text.expansionOf(S);
+    if (!R || !Parent) return std::nullopt;
+    for (const Stmt *Sibling : Parent->children()) {
+        if (!Sibling || Sibling == S || isa<NullStmt>(Sibling)) continue;
+        std::optional<unsigned> Begin = Text.expansionOffset(Sibling->getBeginLoc());
+        std::optional<unsigned> End = Text.expansionOffset(Sibling->getEndLoc());
+        if (!Begin || !End || R->contains(*Begin) || R->contains(*End)) return std::nullopt;
+    }
     return R;
-  std::optional<TextRange> R = Text.expansionOf(S);
-  if (!R || !Parent)
-    return std::nullopt;
-  for (const Stmt *Sibling : Parent->children()) {
-    if (!Sibling || Sibling == S || isa<NullStmt>(Sibling))
-      continue;
-    std::optional<unsigned> Begin = Text.expansionOffset(Sibling->getBeginLoc());
-    std::optional<unsigned> End = Text.expansionOffset(Sibling->getEndLoc());
-    if (!Begin || !End || R->contains(*Begin) || R->contains(*End))
-      return std::nullopt;
-  }
-  return R;
 }
 
 bool SectionFinder::isOperationOn(const Stmt *S, LockOp Op, const Expr *Mutex) const {
-  const CallExpr *Call = Api.asOperationStatement(S);
-  return Call && Api.classify(Call) == Op && sameLvalue(Api.mutexOperand(Call, Op), Mutex, Ctx);
+    const CallExpr *Call = Api.asOperationStatement(S);
+    return Call && Api.classify(Call) == Op && sameLvalue(Api.mutexOperand(Call, Op), Mutex, Ctx);
 }
 
 void SectionFinder::collectCalls(const Stmt *S, LockOp Op, const Expr *Mutex,
                                  std::vector<const CallExpr *> &Out) const {
-  walk(S, [&](const Stmt *N) {
-    if (const auto *Call = dyn_cast<CallExpr>(N))
-      if (Api.classify(Call) == Op && sameLvalue(Api.mutexOperand(Call, Op), Mutex, Ctx))
-        Out.push_back(Call);
-  });
+    walk(S, [&](const Stmt *N) {
+        if (const auto *Call = dyn_cast<CallExpr>(N))
+            if (Api.classify(Call) == Op && sameLvalue(Api.mutexOperand(Call, Op), Mutex, Ctx))
+                Out.push_back(Call);
+    });
 }
 
 bool SectionFinder::fallsThrough(const Stmt *S, const Expr *Released) const {
-  if (!S)
+    if (!S) return true;
+    if (isa<ReturnStmt, BreakStmt, ContinueStmt, GotoStmt, IndirectGotoStmt>(S)) return false;
+    if (isNoReturnCall(S)) return false;
+    if (Released && isOperationOn(S, LockOp::Unlock, Released)) return false;
+    if (const auto *Block = dyn_cast<CompoundStmt>(S)) {
+        for (const Stmt *Child : Block->body())
+            if (!fallsThrough(Child, Released)) return false;
+        return true;
+    }
+    if (const auto *If = dyn_cast<IfStmt>(S))
+        return fallsThrough(If->getThen(), Released) || !If->getElse() ||
+               fallsThrough(If->getElse(), Released);
     return true;
-  if (isa<ReturnStmt, BreakStmt, ContinueStmt, GotoStmt, IndirectGotoStmt>(S))
-    return false;
-  if (isNoReturnCall(S))
-    return false;
-  if (Released && isOperationOn(S, LockOp::Unlock, Released))
-    return false;
-  if (const auto *Block = dyn_cast<CompoundStmt>(S)) {
-    for (const Stmt *Child : Block->body())
-      if (!fallsThrough(Child, Released))
-        return false;
-    return true;
-  }
-  if (const auto *If = dyn_cast<IfStmt>(S))
-    return fallsThrough(If->getThen(), Released) || !If->getElse() ||
-           fallsThrough(If->getElse(), Released);
-  return true;
 }
 
 void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &Sections,
                          std::vector<OtherSite> &Others) {
-  std::set<const CallExpr *> Starts;
-  walk(Fn->getBody(), [&](const Stmt *S) {
-    const auto *Block = dyn_cast<CompoundStmt>(S);
-    if (!Block)
-      return;
-    unsigned Index = 0;
-    for (const Stmt *Child : Block->body()) {
-      const CallExpr *Call = Api.asOperationStatement(Child);
-      if (Call && Api.classify(Call) == LockOp::Lock) {
-        Starts.insert(Call);
-        Sections.push_back(build(Fn, Block, Index, Call));
-      }
-      ++Index;
-    }
-  });
-  walk(Fn->getBody(), [&](const Stmt *S) {
-    const auto *Call = dyn_cast<CallExpr>(S);
-    if (!Call || Starts.count(Call))
-      return;
-    std::optional<LockOp> Op = Api.classify(Call);
-    if (!Op || *Op == LockOp::Unlock || *Op == LockOp::CondWait || *Op == LockOp::CondTimedWait)
-      return;
-    OtherSite Site;
-    Site.LockName = lockName(Api.mutexOperand(Call, *Op), Ctx);
-    Site.Loc = Call->getBeginLoc();
-    Site.Offset = Text.expansionOffset(Site.Loc).value_or(0);
-    std::string Callee = Call->getDirectCallee()->getName().str();
-    if (*Op == LockOp::TryLock || *Op == LockOp::TimedLock)
-      Site.Why = refuse(Callee + " section: left as is (it stays mutually exclusive with "
-                                 "delegated sections through the mutex)",
-                        Site.Loc);
-    else {
-      const Stmt *Node = Call;
-      const Stmt *P = parent(Node);
-      while (P && isa<ParenExpr, CStyleCastExpr>(P)) {
-        Node = P;
-        P = parent(P);
-      }
-      if (P && (isa<IfStmt, ForStmt, WhileStmt, DoStmt, LabelStmt, SwitchCase>(P)) &&
-          !isa<Expr>(P) && std::find(P->child_begin(), P->child_end(), Node) != P->child_end() &&
-          !(isa<IfStmt>(P) && cast<IfStmt>(P)->getCond() == Node) &&
-          !(isa<WhileStmt>(P) && cast<WhileStmt>(P)->getCond() == Node) &&
-          !(isa<DoStmt>(P) && cast<DoStmt>(P)->getCond() == Node) &&
-          !(isa<ForStmt>(P) && cast<ForStmt>(P)->getCond() == Node))
-        Site.Why = refuse("the lock call is not a statement of a block (it is the body of an "
-                          "if, loop or label)",
-                          Site.Loc);
-      else
-        Site.Why = refuse("the result of " + Callee +
-                              " is used (a delegated lock cannot fail, so the check would change "
-                              "meaning)",
-                          Site.Loc);
-    }
-    Others.push_back(std::move(Site));
-  });
+    std::set<const CallExpr *> Starts;
+    walk(Fn->getBody(), [&](const Stmt *S) {
+        const auto *Block = dyn_cast<CompoundStmt>(S);
+        if (!Block) return;
+        unsigned Index = 0;
+        for (const Stmt *Child : Block->body()) {
+            const CallExpr *Call = Api.asOperationStatement(Child);
+            if (Call && Api.classify(Call) == LockOp::Lock) {
+                Starts.insert(Call);
+                Sections.push_back(build(Fn, Block, Index, Call));
+            }
+            ++Index;
+        }
+    });
+    walk(Fn->getBody(), [&](const Stmt *S) {
+        const auto *Call = dyn_cast<CallExpr>(S);
+        if (!Call || Starts.count(Call)) return;
+        std::optional<LockOp> Op = Api.classify(Call);
+        if (!Op || *Op == LockOp::Unlock || *Op == LockOp::CondWait || *Op == LockOp::CondTimedWait)
+            return;
+        OtherSite Site;
+        Site.LockName = lockName(Api.mutexOperand(Call, *Op), Ctx);
+        Site.Loc = Call->getBeginLoc();
+        Site.Offset = Text.expansionOffset(Site.Loc).value_or(0);
+        std::string Callee = Call->getDirectCallee()->getName().str();
+        if (*Op == LockOp::TryLock || *Op == LockOp::TimedLock)
+            Site.Why = refuse(Callee + " section: left as is (it stays mutually exclusive with "
+                                       "delegated sections through the mutex)",
+                              Site.Loc);
+        else {
+            const Stmt *Node = Call;
+            const Stmt *P = parent(Node);
+            while (P && isa<ParenExpr, CStyleCastExpr>(P)) {
+                Node = P;
+                P = parent(P);
+            }
+            if (P && (isa<IfStmt, ForStmt, WhileStmt, DoStmt, LabelStmt, SwitchCase>(P)) &&
+                !isa<Expr>(P) &&
+                std::find(P->child_begin(), P->child_end(), Node) != P->child_end() &&
+                !(isa<IfStmt>(P) && cast<IfStmt>(P)->getCond() == Node) &&
+                !(isa<WhileStmt>(P) && cast<WhileStmt>(P)->getCond() == Node) &&
+                !(isa<DoStmt>(P) && cast<DoStmt>(P)->getCond() == Node) &&
+                !(isa<ForStmt>(P) && cast<ForStmt>(P)->getCond() == Node))
+                Site.Why =
+                    refuse("the lock call is not a statement of a block (it is the body of an "
+                           "if, loop or label)",
+                           Site.Loc);
+            else
+                Site.Why =
+                    refuse("the result of " + Callee +
+                               " is used (a delegated lock cannot fail, so the check would change "
+                               "meaning)",
+                           Site.Loc);
+        }
+        Others.push_back(std::move(Site));
+    });
 }
 
 CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt *Block,
                                      unsigned LockIndex, const CallExpr *LockCall) {
-  CriticalSection CS;
-  CS.Function = Fn;
-  CS.Block = Block;
-  CS.LockIndex = LockIndex;
-  CS.LockCall = LockCall;
-  CS.Mutex = Api.mutexOperand(LockCall, LockOp::Lock);
-  CS.LockName = lockName(CS.Mutex, Ctx);
-  CS.LockOffset = Text.expansionOffset(LockCall->getBeginLoc()).value_or(0);
-  SourceLocation Where = LockCall->getBeginLoc();
+    CriticalSection CS;
+    CS.Function = Fn;
+    CS.Block = Block;
+    CS.LockIndex = LockIndex;
+    CS.LockCall = LockCall;
+    CS.Mutex = Api.mutexOperand(LockCall, LockOp::Lock);
+    CS.LockName = lockName(CS.Mutex, Ctx);
+    CS.LockOffset = Text.expansionOffset(LockCall->getBeginLoc()).value_or(0);
+    SourceLocation Where = LockCall->getBeginLoc();
 
-  std::optional<unsigned> Last;
-  for (unsigned K = LockIndex + 1; K < Block->size(); ++K) {
-    const Stmt *S = Block->body_begin()[K];
-    if (isOperationOn(S, LockOp::Unlock, CS.Mutex)) {
-      Last = K;
-      CS.FinalUnlock = operationRange(S, Block);
-      break;
+    std::optional<unsigned> Last;
+    for (unsigned K = LockIndex + 1; K < Block->size(); ++K) {
+        const Stmt *S = Block->body_begin()[K];
+        if (isOperationOn(S, LockOp::Unlock, CS.Mutex)) {
+            Last = K;
+            CS.FinalUnlock = operationRange(S, Block);
+            break;
+        }
+        std::vector<const CallExpr *> Unlocks;
+        collectCalls(S, LockOp::Unlock, CS.Mutex, Unlocks);
+        if (!Unlocks.empty() && !fallsThrough(S, CS.Mutex)) {
+            Last = K;
+            break;
+        }
     }
-    std::vector<const CallExpr *> Unlocks;
-    collectCalls(S, LockOp::Unlock, CS.Mutex, Unlocks);
-    if (!Unlocks.empty() && !fallsThrough(S, CS.Mutex)) {
-      Last = K;
-      break;
+    if (!Last) {
+        CS.Refused = refuse("the lock is still held at the end of its block (released in another "
+                            "block or function); left as is, safe in mixed mode",
+                            Where);
+        return CS;
     }
-  }
-  if (!Last) {
-    CS.Refused = refuse("the lock is still held at the end of its block (released in another "
-                        "block or function); left as is, safe in mixed mode",
-                        Where);
-    return CS;
-  }
-  CS.LastIndex = *Last;
+    CS.LastIndex = *Last;
 
-  std::optional<TextRange> LockStmt = operationRange(Block->body_begin()[LockIndex], Block);
-  std::optional<TextRange> LastStmt = CS.FinalUnlock ? CS.FinalUnlock
-                                                     : Text.statement(Block->body_begin()[*Last]);
-  if (!LockStmt || !LastStmt || LastStmt->End <= LockStmt->End) {
-    CS.Refused = refuse("the critical section is written inside a macro expansion", Where);
-    return CS;
-  }
-  CS.Whole = {LockStmt->Begin, LastStmt->End};
-  CS.Body = {LockStmt->End, LastStmt->End};
-  for (unsigned K = LockIndex + 1; K <= *Last; ++K) {
-    const Stmt *S = Block->body_begin()[K];
-    std::optional<TextRange> R = K == *Last ? LastStmt : Text.statement(S);
-    if (R && isa<NullStmt>(S))
-      continue;
-    if (!R || !CS.Whole.contains(*R) || R->Begin < LockStmt->End ||
-        (K < *Last && R->End > LastStmt->Begin)) {
-      CS.Refused = refuse("the critical section is written inside a macro expansion",
-                          Block->body_begin()[K]->getBeginLoc());
-      return CS;
+    std::optional<TextRange> LockStmt = operationRange(Block->body_begin()[LockIndex], Block);
+    std::optional<TextRange> LastStmt =
+        CS.FinalUnlock ? CS.FinalUnlock : Text.statement(Block->body_begin()[*Last]);
+    if (!LockStmt || !LastStmt || LastStmt->End <= LockStmt->End) {
+        CS.Refused = refuse("the critical section is written inside a macro expansion", Where);
+        return CS;
     }
-  }
+    CS.Whole = {LockStmt->Begin, LastStmt->End};
+    CS.Body = {LockStmt->End, LastStmt->End};
+    for (unsigned K = LockIndex + 1; K <= *Last; ++K) {
+        const Stmt *S = Block->body_begin()[K];
+        std::optional<TextRange> R = K == *Last ? LastStmt : Text.statement(S);
+        if (R && isa<NullStmt>(S)) continue;
+        if (!R || !CS.Whole.contains(*R) || R->Begin < LockStmt->End ||
+            (K < *Last && R->End > LastStmt->Begin)) {
+            CS.Refused = refuse("the critical section is written inside a macro expansion",
+                                Block->body_begin()[K]->getBeginLoc());
+            return CS;
+        }
+    }
 
-  std::vector<const CallExpr *> Relocks;
-  for (unsigned K = LockIndex + 1; K <= *Last; ++K)
-    collectCalls(Block->body_begin()[K], LockOp::Lock, CS.Mutex, Relocks);
-  if (!Relocks.empty()) {
-    CS.Refused = refuse("the lock is released and taken again inside the critical section",
-                        Relocks.front()->getBeginLoc());
+    std::vector<const CallExpr *> Relocks;
+    for (unsigned K = LockIndex + 1; K <= *Last; ++K)
+        collectCalls(Block->body_begin()[K], LockOp::Lock, CS.Mutex, Relocks);
+    if (!Relocks.empty()) {
+        CS.Refused = refuse("the lock is released and taken again inside the critical section",
+                            Relocks.front()->getBeginLoc());
+        return CS;
+    }
+    findExits(CS);
     return CS;
-  }
-  findExits(CS);
-  return CS;
 }
 
 void SectionFinder::findExits(CriticalSection &CS) {
-  std::vector<const CallExpr *> Unlocks;
-  for (unsigned K = CS.LockIndex + 1; K <= CS.LastIndex; ++K) {
-    const Stmt *S = CS.Block->body_begin()[K];
-    if (K == CS.LastIndex && CS.FinalUnlock)
-      break;
-    collectCalls(S, LockOp::Unlock, CS.Mutex, Unlocks);
-  }
-  unsigned NextNumber = 1;
-  for (const CallExpr *Unlock : Unlocks) {
-    // The statement that performs the unlock: skip `(void)`, parentheses, a macro's braces.
-    const Stmt *Node = Unlock;
-    const Stmt *P = parent(Node);
-    while (P && (isa<ParenExpr>(P) || (isa<CStyleCastExpr>(P) &&
-                                       cast<CStyleCastExpr>(P)->getType()->isVoidType()))) {
-      Node = P;
-      P = parent(P);
+    std::vector<const CallExpr *> Unlocks;
+    for (unsigned K = CS.LockIndex + 1; K <= CS.LastIndex; ++K) {
+        const Stmt *S = CS.Block->body_begin()[K];
+        if (K == CS.LastIndex && CS.FinalUnlock) break;
+        collectCalls(S, LockOp::Unlock, CS.Mutex, Unlocks);
     }
-    if (const auto *Braces = dyn_cast_or_null<CompoundStmt>(P))
-      if (Braces->size() == 1 && Braces->getBeginLoc().isMacroID()) {
-        Node = P;
-        P = parent(P);
-      }
-    if (!P || !isa<CompoundStmt, IfStmt>(P) ||
-        (isa<IfStmt>(P) && cast<IfStmt>(P)->getCond() == Node)) {
-      CS.Refused = refuse("the lock is released inside an expression", Unlock->getBeginLoc());
-      return;
-    }
-    std::optional<TextRange> NodeRange = operationRange(Node, P);
-    if (!NodeRange) {
-      CS.Refused = refuse("the unlock is written inside a macro expansion",
-                          Unlock->getBeginLoc());
-      return;
-    }
-    for (const Exit &Other : CS.Exits)
-      if (Other.Removed.contains(NodeRange->Begin)) {
-        CS.Refused = refuse("the lock is released twice on one path", Unlock->getBeginLoc());
-        return;
-      }
+    unsigned NextNumber = 1;
+    for (const CallExpr *Unlock : Unlocks) {
+        // The statement that performs the unlock: skip `(void)`, parentheses, a macro's braces.
+        const Stmt *Node = Unlock;
+        const Stmt *P = parent(Node);
+        while (P && (isa<ParenExpr>(P) || (isa<CStyleCastExpr>(P) &&
+                                           cast<CStyleCastExpr>(P)->getType()->isVoidType()))) {
+            Node = P;
+            P = parent(P);
+        }
+        if (const auto *Braces = dyn_cast_or_null<CompoundStmt>(P))
+            if (Braces->size() == 1 && Braces->getBeginLoc().isMacroID()) {
+                Node = P;
+                P = parent(P);
+            }
+        if (!P || !isa<CompoundStmt, IfStmt>(P) ||
+            (isa<IfStmt>(P) && cast<IfStmt>(P)->getCond() == Node)) {
+            CS.Refused = refuse("the lock is released inside an expression", Unlock->getBeginLoc());
+            return;
+        }
+        std::optional<TextRange> NodeRange = operationRange(Node, P);
+        if (!NodeRange) {
+            CS.Refused =
+                refuse("the unlock is written inside a macro expansion", Unlock->getBeginLoc());
+            return;
+        }
+        for (const Exit &Other : CS.Exits)
+            if (Other.Removed.contains(NodeRange->Begin)) {
+                CS.Refused =
+                    refuse("the lock is released twice on one path", Unlock->getBeginLoc());
+                return;
+            }
 
-    Exit E;
-    E.Removed = *NodeRange;
-    bool Terminated = false;
-    const Stmt *Cur = Node;
-    if (const auto *Block = dyn_cast<CompoundStmt>(P); Block && Block != CS.Block) {
-      auto It = std::find(Block->body_begin(), Block->body_end(), Node);
-      std::optional<TextRange> TailRange;
-      for (auto Next = It + 1; Next != Block->body_end(); ++Next) {
-        std::optional<TextRange> R = Text.statement(*Next);
-        if (!R) {
-          CS.Refused = refuse("code after the unlock is written inside a macro expansion",
-                              (*Next)->getBeginLoc());
-          return;
+        Exit E;
+        E.Removed = *NodeRange;
+        bool Terminated = false;
+        const Stmt *Cur = Node;
+        if (const auto *Block = dyn_cast<CompoundStmt>(P); Block && Block != CS.Block) {
+            auto It = std::find(Block->body_begin(), Block->body_end(), Node);
+            std::optional<TextRange> TailRange;
+            for (auto Next = It + 1; Next != Block->body_end(); ++Next) {
+                std::optional<TextRange> R = Text.statement(*Next);
+                if (!R) {
+                    CS.Refused = refuse("code after the unlock is written inside a macro expansion",
+                                        (*Next)->getBeginLoc());
+                    return;
+                }
+                if (!TailRange) TailRange = TextRange{NodeRange->End, R->End};
+                TailRange->End = R->End;
+                if (!fallsThrough(*Next, nullptr)) Terminated = true;
+            }
+            if (TailRange) {
+                E.Tail = TailRange;
+                E.Removed.End = TailRange->End;
+            }
+            Cur = Block;
         }
-        if (!TailRange)
-          TailRange = TextRange{NodeRange->End, R->End};
-        TailRange->End = R->End;
-        if (!fallsThrough(*Next, nullptr))
-          Terminated = true;
-      }
-      if (TailRange) {
-        E.Tail = TailRange;
-        E.Removed.End = TailRange->End;
-      }
-      Cur = Block;
+        while (!Terminated) {
+            const Stmt *Up = (Cur == Node) ? P : parent(Cur);
+            if (const auto *If = dyn_cast_or_null<IfStmt>(Up)) {
+                Cur = If;
+                continue;
+            }
+            if (Up == CS.Block) {
+                if (Cur != CS.Block->body_begin()[CS.LastIndex]) {
+                    CS.Refused = refuse("after this unlock, control continues inside the critical "
+                                        "section without the lock",
+                                        Unlock->getBeginLoc());
+                    return;
+                }
+                break;
+            }
+            if (const auto *Block = dyn_cast_or_null<CompoundStmt>(Up)) {
+                if (Block->body_back() != Cur) {
+                    CS.Refused = refuse("after this unlock, control continues inside the critical "
+                                        "section without the lock",
+                                        Unlock->getBeginLoc());
+                    return;
+                }
+                Cur = Block;
+                continue;
+            }
+            CS.Refused = refuse("the lock is released inside a loop or switch that the critical "
+                                "section continues after",
+                                Unlock->getBeginLoc());
+            return;
+        }
+        E.Number = (E.Tail || Terminated) ? NextNumber++ : 0;
+        CS.Exits.push_back(E);
     }
-    while (!Terminated) {
-      const Stmt *Up = (Cur == Node) ? P : parent(Cur);
-      if (const auto *If = dyn_cast_or_null<IfStmt>(Up)) {
-        Cur = If;
-        continue;
-      }
-      if (Up == CS.Block) {
-        if (Cur != CS.Block->body_begin()[CS.LastIndex]) {
-          CS.Refused = refuse("after this unlock, control continues inside the critical "
-                              "section without the lock",
-                              Unlock->getBeginLoc());
-          return;
-        }
-        break;
-      }
-      if (const auto *Block = dyn_cast_or_null<CompoundStmt>(Up)) {
-        if (Block->body_back() != Cur) {
-          CS.Refused = refuse("after this unlock, control continues inside the critical "
-                              "section without the lock",
-                              Unlock->getBeginLoc());
-          return;
-        }
-        Cur = Block;
-        continue;
-      }
-      CS.Refused = refuse("the lock is released inside a loop or switch that the critical "
-                          "section continues after",
-                          Unlock->getBeginLoc());
-      return;
-    }
-    E.Number = (E.Tail || Terminated) ? NextNumber++ : 0;
-    CS.Exits.push_back(E);
-  }
 }
 
 } // namespace rcl

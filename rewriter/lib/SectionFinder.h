@@ -16,37 +16,37 @@ namespace rcl {
 /// statement. Jumps are followed on the function's structure rather than on a CFG: a label
 /// inside a section is refused, so every path is visible in the nesting of statements.
 class SectionFinder {
-public:
-  SectionFinder(clang::ASTContext &Ctx, const LockApi &Api, const SourceText &Text)
-      : Ctx(Ctx), Api(Api), Text(Text) {}
+  public:
+    SectionFinder(clang::ASTContext &Ctx, const LockApi &Api, const SourceText &Text)
+        : Ctx(Ctx), Api(Api), Text(Text) {}
 
-  /// Every lock statement of `Fn` as a section (refused or not), in source order
-  /// (outer sections before the sections nested in them), and the other mutex operations.
-  void find(const clang::FunctionDecl *Fn, std::vector<CriticalSection> &Sections,
-            std::vector<OtherSite> &Others);
+    /// Every lock statement of `Fn` as a section (refused or not), in source order
+    /// (outer sections before the sections nested in them), and the other mutex operations.
+    void find(const clang::FunctionDecl *Fn, std::vector<CriticalSection> &Sections,
+              std::vector<OtherSite> &Others);
 
-  /// Whether control can reach the end of S normally, and, when `Released` is given,
-  /// without passing an unlock of that mutex.
-  bool fallsThrough(const clang::Stmt *S, const clang::Expr *Released) const;
+    /// Whether control can reach the end of S normally, and, when `Released` is given,
+    /// without passing an unlock of that mutex.
+    bool fallsThrough(const clang::Stmt *S, const clang::Expr *Released) const;
 
-private:
-  CriticalSection build(const clang::FunctionDecl *Fn, const clang::CompoundStmt *Block,
-                        unsigned LockIndex, const clang::CallExpr *LockCall);
-  void findExits(CriticalSection &CS);
-  bool isOperationOn(const clang::Stmt *S, LockOp Op, const clang::Expr *Mutex) const;
-  void collectCalls(const clang::Stmt *S, LockOp Op, const clang::Expr *Mutex,
-                    std::vector<const clang::CallExpr *> &Out) const;
-  const clang::Stmt *parent(const clang::Stmt *S) const;
-  /// The range of a statement that performs a mutex operation, also when a macro spells it
-  /// with its own `;`, provided no sibling statement comes from the same expansion.
-  std::optional<TextRange> operationRange(const clang::Stmt *S, const clang::Stmt *Parent) const;
-  Refusal refuse(std::string Reason, clang::SourceLocation Loc) const {
-    return Refusal{std::move(Reason), Loc};
-  }
+  private:
+    CriticalSection build(const clang::FunctionDecl *Fn, const clang::CompoundStmt *Block,
+                          unsigned LockIndex, const clang::CallExpr *LockCall);
+    void findExits(CriticalSection &CS);
+    bool isOperationOn(const clang::Stmt *S, LockOp Op, const clang::Expr *Mutex) const;
+    void collectCalls(const clang::Stmt *S, LockOp Op, const clang::Expr *Mutex,
+                      std::vector<const clang::CallExpr *> &Out) const;
+    const clang::Stmt *parent(const clang::Stmt *S) const;
+    /// The range of a statement that performs a mutex operation, also when a macro spells it
+    /// with its own `;`, provided no sibling statement comes from the same expansion.
+    std::optional<TextRange> operationRange(const clang::Stmt *S, const clang::Stmt *Parent) const;
+    Refusal refuse(std::string Reason, clang::SourceLocation Loc) const {
+        return Refusal{std::move(Reason), Loc};
+    }
 
-  clang::ASTContext &Ctx;
-  const LockApi &Api;
-  const SourceText &Text;
+    clang::ASTContext &Ctx;
+    const LockApi &Api;
+    const SourceText &Text;
 };
 
 } // namespace rcl

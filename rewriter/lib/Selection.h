@@ -11,31 +11,31 @@ namespace rcl {
 
 /// What the command line (or a config file, or RCL_CC_* variables) asked for.
 struct SelectionOptions {
-  bool All = false;
-  std::vector<std::string> LockPatterns; ///< `cache_lock`, `item_locks[*]`, `*->mutex`
-  std::string ProfilePath;               ///< profile.json from rcl-prof
-  std::optional<double> MinCsPercent;    ///< with a profile: cs_percent threshold
-  std::vector<std::string> At;           ///< `file:line`
+    bool All = false;
+    std::vector<std::string> LockPatterns; ///< `cache_lock`, `item_locks[*]`, `*->mutex`
+    std::string ProfilePath;               ///< profile.json from rcl-prof
+    std::optional<double> MinCsPercent;    ///< with a profile: cs_percent threshold
+    std::vector<std::string> At;           ///< `file:line`
 };
 
 /// Decides whether the critical section whose lock call is at File:Line (the call's spelling
 /// in the file, i.e. a macro's use), locking LockName, is to be converted. A section is
 /// selected when any one criterion matches it.
 class Selection {
-public:
-  static llvm::Expected<Selection> create(const SelectionOptions &Options);
+  public:
+    static llvm::Expected<Selection> create(const SelectionOptions &Options);
 
-  bool selects(llvm::StringRef LockName, llvm::StringRef File, unsigned Line,
-               unsigned LastLine) const;
+    bool selects(llvm::StringRef LockName, llvm::StringRef File, unsigned Line,
+                 unsigned LastLine) const;
 
-private:
-  struct Site {
-    std::string File;
-    unsigned Line;
-  };
-  SelectionOptions Options;
-  std::vector<Site> ProfileSites;
-  std::vector<Site> AtSites;
+  private:
+    struct Site {
+        std::string File;
+        unsigned Line;
+    };
+    SelectionOptions Options;
+    std::vector<Site> ProfileSites;
+    std::vector<Site> AtSites;
 };
 
 /// Glob match where `*` is any run of characters and `?` any one character; spaces are

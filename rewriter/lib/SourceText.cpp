@@ -12,120 +12,106 @@ using namespace clang;
 namespace rcl {
 
 std::optional<TextRange> SourceText::node(SourceRange R) const {
-  CharSourceRange Chars =
-      Lexer::makeFileCharRange(CharSourceRange::getTokenRange(R), SM, LO);
-  if (Chars.isInvalid())
-    return std::nullopt;
-  auto [BeginFile, Begin] = SM.getDecomposedLoc(Chars.getBegin());
-  auto [EndFile, End] = SM.getDecomposedLoc(Chars.getEnd());
-  if (BeginFile != File || EndFile != File || End < Begin)
-    return std::nullopt;
-  return TextRange{Begin, End};
+    CharSourceRange Chars = Lexer::makeFileCharRange(CharSourceRange::getTokenRange(R), SM, LO);
+    if (Chars.isInvalid()) return std::nullopt;
+    auto [BeginFile, Begin] = SM.getDecomposedLoc(Chars.getBegin());
+    auto [EndFile, End] = SM.getDecomposedLoc(Chars.getEnd());
+    if (BeginFile != File || EndFile != File || End < Begin) return std::nullopt;
+    return TextRange{Begin, End};
 }
 
 std::optional<TextRange> SourceText::statement(const Stmt *S) const {
-  std::optional<TextRange> R = node(S->getSourceRange());
-  if (!R)
-    return std::nullopt;
-  // A statement that does not end in `;` or `}` (an expression, a return, a do-while, an if
-  // whose last branch is an expression, a macro use such as `LOCK(m)`) owns the next `;`.
-  char Last = R->End > R->Begin ? Code[R->End - 1] : ';';
-  if (Last != ';' && Last != '}' && !isa<NullStmt>(S)) {
-    std::optional<Token> Next = Lexer::findNextToken(
-        SM.getComposedLoc(File, R->End > 0 ? R->End - 1 : 0), SM, LO);
-    if (Next && Next->is(tok::semi)) {
-      auto [NextFile, NextOffset] = SM.getDecomposedLoc(Next->getLocation());
-      if (NextFile == File)
-        R->End = NextOffset + 1;
+    std::optional<TextRange> R = node(S->getSourceRange());
+    if (!R) return std::nullopt;
+    // A statement that does not end in `;` or `}` (an expression, a return, a do-while, an if
+    // whose last branch is an expression, a macro use such as `LOCK(m)`) owns the next `;`.
+    char Last = R->End > R->Begin ? Code[R->End - 1] : ';';
+    if (Last != ';' && Last != '}' && !isa<NullStmt>(S)) {
+        std::optional<Token> Next =
+            Lexer::findNextToken(SM.getComposedLoc(File, R->End > 0 ? R->End - 1 : 0), SM, LO);
+        if (Next && Next->is(tok::semi)) {
+            auto [NextFile, NextOffset] = SM.getDecomposedLoc(Next->getLocation());
+            if (NextFile == File) R->End = NextOffset + 1;
+        }
     }
-  }
-  return R;
+    return R;
 }
 
 std::optional<TextRange> SourceText::expansionOf(const Stmt *S) const {
-  SourceLocation Begin = S->getBeginLoc(), End = S->getEndLoc();
-  if (!Begin.isMacroID() || !End.isMacroID())
-    return std::nullopt;
-  CharSourceRange BeginExp = SM.getExpansionRange(Begin), EndExp = SM.getExpansionRange(End);
-  if (BeginExp.getBegin() != EndExp.getBegin() || BeginExp.getEnd() != EndExp.getEnd())
-    return std::nullopt;
-  std::optional<TextRange> R = node(BeginExp.getAsRange());
-  if (!R)
-    return std::nullopt;
-  std::optional<Token> Next =
-      Lexer::findNextToken(SM.getComposedLoc(File, R->End > 0 ? R->End - 1 : 0), SM, LO);
-  if (Next && Next->is(tok::semi)) {
-    auto [NextFile, NextOffset] = SM.getDecomposedLoc(Next->getLocation());
-    if (NextFile == File)
-      R->End = NextOffset + 1;
-  }
-  return R;
+    SourceLocation Begin = S->getBeginLoc(), End = S->getEndLoc();
+    if (!Begin.isMacroID() || !End.isMacroID()) return std::nullopt;
+    CharSourceRange BeginExp = SM.getExpansionRange(Begin), EndExp = SM.getExpansionRange(End);
+    if (BeginExp.getBegin() != EndExp.getBegin() || BeginExp.getEnd() != EndExp.getEnd())
+        return std::nullopt;
+    std::optional<TextRange> R = node(BeginExp.getAsRange());
+    if (!R) return std::nullopt;
+    std::optional<Token> Next =
+        Lexer::findNextToken(SM.getComposedLoc(File, R->End > 0 ? R->End - 1 : 0), SM, LO);
+    if (Next && Next->is(tok::semi)) {
+        auto [NextFile, NextOffset] = SM.getDecomposedLoc(Next->getLocation());
+        if (NextFile == File) R->End = NextOffset + 1;
+    }
+    return R;
 }
 
 std::optional<unsigned> SourceText::offset(SourceLocation Loc) const {
-  if (Loc.isMacroID()) {
-    if (!SM.isMacroArgExpansion(Loc))
-      return std::nullopt;
-    Loc = SM.getSpellingLoc(Loc);
-    if (Loc.isMacroID())
-      return std::nullopt;
-  }
-  auto [F, Offset] = SM.getDecomposedLoc(Loc);
-  if (F != File)
-    return std::nullopt;
-  return Offset;
+    if (Loc.isMacroID()) {
+        if (!SM.isMacroArgExpansion(Loc)) return std::nullopt;
+        Loc = SM.getSpellingLoc(Loc);
+        if (Loc.isMacroID()) return std::nullopt;
+    }
+    auto [F, Offset] = SM.getDecomposedLoc(Loc);
+    if (F != File) return std::nullopt;
+    return Offset;
 }
 
 std::optional<unsigned> SourceText::expansionOffset(SourceLocation Loc) const {
-  auto [F, Offset] = SM.getDecomposedLoc(SM.getExpansionLoc(Loc));
-  if (F != File)
-    return std::nullopt;
-  return Offset;
+    auto [F, Offset] = SM.getDecomposedLoc(SM.getExpansionLoc(Loc));
+    if (F != File) return std::nullopt;
+    return Offset;
 }
 
 unsigned SourceText::line(unsigned Offset) const {
-  return SM.getLineNumber(File, Offset);
+    return SM.getLineNumber(File, Offset);
 }
 
 unsigned SourceText::column(unsigned Offset) const {
-  return SM.getColumnNumber(File, Offset);
+    return SM.getColumnNumber(File, Offset);
 }
 
 unsigned SourceText::lineStart(unsigned Offset) const {
-  size_t NL = Code.rfind('\n', Offset);
-  if (Offset == 0 || NL == StringRef::npos)
-    return 0;
-  return NL + 1;
+    size_t NL = Code.rfind('\n', Offset);
+    if (Offset == 0 || NL == StringRef::npos) return 0;
+    return NL + 1;
 }
 
 StringRef SourceText::indentation(unsigned Offset) const {
-  unsigned Start = lineStart(Offset);
-  unsigned End = Start;
-  while (End < Code.size() && (Code[End] == ' ' || Code[End] == '\t'))
-    ++End;
-  return Code.slice(Start, End);
+    unsigned Start = lineStart(Offset);
+    unsigned End = Start;
+    while (End < Code.size() && (Code[End] == ' ' || Code[End] == '\t'))
+        ++End;
+    return Code.slice(Start, End);
 }
 
 std::optional<std::string> applyEdits(StringRef Code, TextRange Range,
                                       std::vector<TextEdit> Edits) {
-  std::sort(Edits.begin(), Edits.end(), [](const TextEdit &A, const TextEdit &B) {
-    return std::tie(A.Offset, A.Length, A.Text) < std::tie(B.Offset, B.Length, B.Text);
-  });
-  std::string Out;
-  unsigned Pos = Range.Begin;
-  const TextEdit *Last = nullptr;
-  for (const TextEdit &E : Edits) {
-    if (Last && E.Offset == Last->Offset && E.Length == Last->Length && E.Text == Last->Text)
-      continue;
-    if (E.Offset < Pos || E.Offset + E.Length > Range.End)
-      return std::nullopt;
-    Out += Code.slice(Pos, E.Offset);
-    Out += E.Text;
-    Pos = E.Offset + E.Length;
-    Last = &E;
-  }
-  Out += Code.slice(Pos, Range.End);
-  return Out;
+    std::sort(Edits.begin(), Edits.end(), [](const TextEdit &A, const TextEdit &B) {
+        return std::tie(A.Offset, A.Length, A.Text) < std::tie(B.Offset, B.Length, B.Text);
+    });
+    std::string Out;
+    unsigned Pos = Range.Begin;
+    const TextEdit *Last = nullptr;
+    for (const TextEdit &E : Edits) {
+        if (Last && E.Offset == Last->Offset && E.Length == Last->Length && E.Text == Last->Text)
+            continue;
+        if (E.Offset < Pos || E.Offset + E.Length > Range.End) return std::nullopt;
+        Out += Code.slice(Pos, E.Offset);
+        Out += E.Text;
+        Pos = E.Offset + E.Length;
+        Last = &E;
+    }
+    Out += Code.slice(Pos, Range.End);
+    return Out;
 }
 
 } // namespace rcl

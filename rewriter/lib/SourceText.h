@@ -12,60 +12,60 @@ namespace rcl {
 
 /// A half-open byte range [Begin, End) of one file.
 struct TextRange {
-  unsigned Begin = 0;
-  unsigned End = 0;
-  bool contains(unsigned Offset) const { return Offset >= Begin && Offset < End; }
-  bool contains(TextRange R) const { return R.Begin >= Begin && R.End <= End; }
+    unsigned Begin = 0;
+    unsigned End = 0;
+    bool contains(unsigned Offset) const { return Offset >= Begin && Offset < End; }
+    bool contains(TextRange R) const { return R.Begin >= Begin && R.End <= End; }
 };
 
 /// One replacement of a byte range inside a piece of text being assembled.
 struct TextEdit {
-  unsigned Offset;
-  unsigned Length;
-  std::string Text;
+    unsigned Offset;
+    unsigned Length;
+    std::string Text;
 };
 
 /// Maps statements of one file (the main file of a translation unit) to byte ranges. A
 /// statement spelled partly inside a macro body has no range: it cannot be edited.
 class SourceText {
-public:
-  SourceText(const clang::SourceManager &SM, const clang::LangOptions &LO, clang::FileID File)
-      : SM(SM), LO(LO), File(File), Code(SM.getBufferData(File)) {}
+  public:
+    SourceText(const clang::SourceManager &SM, const clang::LangOptions &LO, clang::FileID File)
+        : SM(SM), LO(LO), File(File), Code(SM.getBufferData(File)) {}
 
-  /// The statement's range, including the `;` that ends an expression, return, break,
-  /// continue, goto or do statement (and the `;` that follows a macro such as `LOCK(m);`).
-  std::optional<TextRange> statement(const clang::Stmt *S) const;
-  /// For a statement that begins and ends inside one macro expansion (`STAT_L(e);` with
-  /// `#define STAT_L(e) pthread_mutex_lock(&e->stats_mutex);`): the expansion's range in the
-  /// file, with the `;` that follows it. The caller must make sure the expansion holds no
-  /// other statement.
-  std::optional<TextRange> expansionOf(const clang::Stmt *S) const;
-  /// The range of an expression or other node as written (macro invocations whole).
-  std::optional<TextRange> node(clang::SourceRange R) const;
-  /// The file offset of a location: for a macro argument, where it is spelled; nothing when
-  /// it lies in a macro body or in another file.
-  std::optional<unsigned> offset(clang::SourceLocation Loc) const;
-  /// Offset of an expansion location (macro invocations count as their invocation).
-  std::optional<unsigned> expansionOffset(clang::SourceLocation Loc) const;
+    /// The statement's range, including the `;` that ends an expression, return, break,
+    /// continue, goto or do statement (and the `;` that follows a macro such as `LOCK(m);`).
+    std::optional<TextRange> statement(const clang::Stmt *S) const;
+    /// For a statement that begins and ends inside one macro expansion (`STAT_L(e);` with
+    /// `#define STAT_L(e) pthread_mutex_lock(&e->stats_mutex);`): the expansion's range in the
+    /// file, with the `;` that follows it. The caller must make sure the expansion holds no
+    /// other statement.
+    std::optional<TextRange> expansionOf(const clang::Stmt *S) const;
+    /// The range of an expression or other node as written (macro invocations whole).
+    std::optional<TextRange> node(clang::SourceRange R) const;
+    /// The file offset of a location: for a macro argument, where it is spelled; nothing when
+    /// it lies in a macro body or in another file.
+    std::optional<unsigned> offset(clang::SourceLocation Loc) const;
+    /// Offset of an expansion location (macro invocations count as their invocation).
+    std::optional<unsigned> expansionOffset(clang::SourceLocation Loc) const;
 
-  llvm::StringRef code() const { return Code; }
-  llvm::StringRef text(TextRange R) const { return Code.slice(R.Begin, R.End); }
-  /// 1-based line of an offset.
-  unsigned line(unsigned Offset) const;
-  /// 1-based column of an offset.
-  unsigned column(unsigned Offset) const;
-  /// The whitespace that starts the line containing Offset.
-  llvm::StringRef indentation(unsigned Offset) const;
-  /// Offset of the first character of the line containing Offset.
-  unsigned lineStart(unsigned Offset) const;
-  clang::FileID file() const { return File; }
-  const clang::SourceManager &sourceManager() const { return SM; }
+    llvm::StringRef code() const { return Code; }
+    llvm::StringRef text(TextRange R) const { return Code.slice(R.Begin, R.End); }
+    /// 1-based line of an offset.
+    unsigned line(unsigned Offset) const;
+    /// 1-based column of an offset.
+    unsigned column(unsigned Offset) const;
+    /// The whitespace that starts the line containing Offset.
+    llvm::StringRef indentation(unsigned Offset) const;
+    /// Offset of the first character of the line containing Offset.
+    unsigned lineStart(unsigned Offset) const;
+    clang::FileID file() const { return File; }
+    const clang::SourceManager &sourceManager() const { return SM; }
 
-private:
-  const clang::SourceManager &SM;
-  const clang::LangOptions &LO;
-  clang::FileID File;
-  llvm::StringRef Code;
+  private:
+    const clang::SourceManager &SM;
+    const clang::LangOptions &LO;
+    clang::FileID File;
+    llvm::StringRef Code;
 };
 
 /// The text of Range with Edits (offsets in the file, each inside Range) applied.

@@ -35,34 +35,40 @@ static cl::list<std::string> Locks("lock",
                                    cl::desc("Convert the sections of locks matching this name "
                                             "or pattern (cache_lock, item_locks[*], *->mutex)"),
                                    cl::cat(Category));
-static cl::opt<std::string> Profile("profile", cl::desc("Convert the lock sites selected in "
-                                                        "this profile.json (rcl-prof)"),
+static cl::opt<std::string> Profile("profile",
+                                    cl::desc("Convert the lock sites selected in "
+                                             "this profile.json (rcl-prof)"),
                                     cl::value_desc("profile.json"), cl::cat(Category));
 static cl::opt<double> MinCsPercent("min-cs-percent",
                                     cl::desc("With --profile: select locks whose cs_percent is at "
                                              "least this, instead of recommendation=convert"),
                                     cl::cat(Category));
-static cl::list<std::string> At("at", cl::desc("Convert the section whose lock call is at "
-                                               "file:line"),
+static cl::list<std::string> At("at",
+                                cl::desc("Convert the section whose lock call is at "
+                                         "file:line"),
                                 cl::value_desc("file:line"), cl::cat(Category));
-static cl::list<std::string> LockFns("lock-fn", cl::desc("A lock wrapper taking the "
-                                                         "pthread_mutex_t * first (pairs with "
-                                                         "--unlock-fn, in order)"),
+static cl::list<std::string> LockFns("lock-fn",
+                                     cl::desc("A lock wrapper taking the "
+                                              "pthread_mutex_t * first (pairs with "
+                                              "--unlock-fn, in order)"),
                                      cl::cat(Category));
-static cl::list<std::string> UnlockFns("unlock-fn", cl::desc("The unlock wrapper of the "
-                                                             "matching --lock-fn"),
+static cl::list<std::string> UnlockFns("unlock-fn",
+                                       cl::desc("The unlock wrapper of the "
+                                                "matching --lock-fn"),
                                        cl::cat(Category));
 static cl::opt<std::string> Config("config",
                                    cl::desc("Read options from this file: one per line, "
                                             "`name=value` or `name` without the dashes"),
                                    cl::cat(Category));
-static cl::opt<bool> InPlace("in-place", cl::desc("Rewrite the files themselves (atomically; "
-                                                  "keeps FILE.orig unless --no-backup)"),
+static cl::opt<bool> InPlace("in-place",
+                             cl::desc("Rewrite the files themselves (atomically; "
+                                      "keeps FILE.orig unless --no-backup)"),
                              cl::cat(Category));
 static cl::opt<bool> NoBackup("no-backup", cl::desc("With --in-place: keep no .orig copy"),
                               cl::cat(Category));
-static cl::opt<std::string> OutputDir("output-dir", cl::desc("Write rewritten files into DIR "
-                                                             "(by base name)"),
+static cl::opt<std::string> OutputDir("output-dir",
+                                      cl::desc("Write rewritten files into DIR "
+                                               "(by base name)"),
                                       cl::value_desc("DIR"), cl::cat(Category));
 static cl::opt<std::string> ExportFixes("export-fixes",
                                         cl::desc("Write the edits as YAML for "
@@ -70,8 +76,9 @@ static cl::opt<std::string> ExportFixes("export-fixes",
                                         cl::value_desc("file.yaml"), cl::cat(Category));
 static cl::opt<bool> DryRun("dry-run", cl::desc("Only report: write no file, print no code"),
                             cl::cat(Category));
-static cl::opt<std::string> ReportJson("report-json", cl::desc("Write the per-lock report as "
-                                                               "JSON"),
+static cl::opt<std::string> ReportJson("report-json",
+                                       cl::desc("Write the per-lock report as "
+                                                "JSON"),
                                        cl::value_desc("file.json"), cl::cat(Category));
 static cl::opt<bool> LineDirectives("line-directives",
                                     cl::desc("Emit #line directives so that the rewritten text "
@@ -82,211 +89,201 @@ static cl::opt<bool> Quiet("quiet", cl::desc("Print no diagnostics and no summar
 
 /// Reads a config file into extra argv entries placed before the user's own arguments.
 static bool readConfig(StringRef Path, std::vector<std::string> &Args) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path);
-  if (!Buffer) {
-    errs() << "rcl-rewrite: cannot read config '" << Path << "': " << Buffer.getError().message()
-           << "\n";
-    return false;
-  }
-  SmallVector<StringRef, 32> Lines;
-  (*Buffer)->getBuffer().split(Lines, '\n');
-  for (StringRef Line : Lines) {
-    Line = Line.split('#').first.trim();
-    if (Line.empty())
-      continue;
-    auto [Name, Value] = Line.split('=');
-    std::string Arg = "--" + Name.trim().str();
-    if (Line.contains('='))
-      Arg += "=" + Value.trim().str();
-    Args.push_back(Arg);
-  }
-  return true;
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path);
+    if (!Buffer) {
+        errs() << "rcl-rewrite: cannot read config '" << Path
+               << "': " << Buffer.getError().message() << "\n";
+        return false;
+    }
+    SmallVector<StringRef, 32> Lines;
+    (*Buffer)->getBuffer().split(Lines, '\n');
+    for (StringRef Line : Lines) {
+        Line = Line.split('#').first.trim();
+        if (Line.empty()) continue;
+        auto [Name, Value] = Line.split('=');
+        std::string Arg = "--" + Name.trim().str();
+        if (Line.contains('=')) Arg += "=" + Value.trim().str();
+        Args.push_back(Arg);
+    }
+    return true;
 }
 
 /// Writes Contents to Path through a temporary file in the same directory and a rename, so
 /// a reader sees the old file or the new one, never a half-written one.
 static bool writeAtomically(StringRef Path, StringRef Contents) {
-  SmallString<256> Temp;
-  int FD;
-  if (std::error_code EC = sys::fs::createUniqueFile(Path + ".rcl-%%%%%%", FD, Temp)) {
-    errs() << "rcl-rewrite: cannot create a file next to '" << Path << "': " << EC.message()
-           << "\n";
-    return false;
-  }
-  {
-    raw_fd_ostream OS(FD, /*shouldClose=*/true);
-    OS << Contents;
-    OS.close();
-    if (OS.has_error()) {
-      OS.clear_error();
-      sys::fs::remove(Temp);
-      errs() << "rcl-rewrite: cannot write '" << Temp << "'\n";
-      return false;
+    SmallString<256> Temp;
+    int FD;
+    if (std::error_code EC = sys::fs::createUniqueFile(Path + ".rcl-%%%%%%", FD, Temp)) {
+        errs() << "rcl-rewrite: cannot create a file next to '" << Path << "': " << EC.message()
+               << "\n";
+        return false;
     }
-  }
-  sys::fs::file_status Status;
-  if (!sys::fs::status(Path, Status))
-    sys::fs::setPermissions(Temp, Status.permissions());
-  if (std::error_code EC = sys::fs::rename(Temp, Path)) {
-    sys::fs::remove(Temp);
-    errs() << "rcl-rewrite: cannot replace '" << Path << "': " << EC.message() << "\n";
-    return false;
-  }
-  return true;
+    {
+        raw_fd_ostream OS(FD, /*shouldClose=*/true);
+        OS << Contents;
+        OS.close();
+        if (OS.has_error()) {
+            OS.clear_error();
+            sys::fs::remove(Temp);
+            errs() << "rcl-rewrite: cannot write '" << Temp << "'\n";
+            return false;
+        }
+    }
+    sys::fs::file_status Status;
+    if (!sys::fs::status(Path, Status)) sys::fs::setPermissions(Temp, Status.permissions());
+    if (std::error_code EC = sys::fs::rename(Temp, Path)) {
+        sys::fs::remove(Temp);
+        errs() << "rcl-rewrite: cannot replace '" << Path << "': " << EC.message() << "\n";
+        return false;
+    }
+    return true;
 }
 
 int main(int argc, const char **argv) {
-  // A --config file's options come first, so the command line can override them.
-  std::vector<std::string> Storage;
-  for (int I = 1; I < argc; ++I) {
-    StringRef Arg(argv[I]);
-    if (Arg == "--")
-      break;
-    if (Arg.consume_front("--config=") || Arg.consume_front("-config=")) {
-      if (!readConfig(Arg, Storage))
-        return 1;
-    } else if ((Arg == "--config" || Arg == "-config") && I + 1 < argc) {
-      if (!readConfig(argv[I + 1], Storage))
+    // A --config file's options come first, so the command line can override them.
+    std::vector<std::string> Storage;
+    for (int I = 1; I < argc; ++I) {
+        StringRef Arg(argv[I]);
+        if (Arg == "--") break;
+        if (Arg.consume_front("--config=") || Arg.consume_front("-config=")) {
+            if (!readConfig(Arg, Storage)) return 1;
+        } else if ((Arg == "--config" || Arg == "-config") && I + 1 < argc) {
+            if (!readConfig(argv[I + 1], Storage)) return 1;
+        }
+    }
+    std::vector<const char *> Argv{argv[0]};
+    for (const std::string &S : Storage)
+        Argv.push_back(S.c_str());
+    for (int I = 1; I < argc; ++I)
+        Argv.push_back(argv[I]);
+    int Argc = Argv.size();
+
+    Expected<CommonOptionsParser> Parser =
+        CommonOptionsParser::create(Argc, Argv.data(), Category, cl::OneOrMore);
+    if (!Parser) {
+        errs() << toString(Parser.takeError());
         return 1;
     }
-  }
-  std::vector<const char *> Argv{argv[0]};
-  for (const std::string &S : Storage)
-    Argv.push_back(S.c_str());
-  for (int I = 1; I < argc; ++I)
-    Argv.push_back(argv[I]);
-  int Argc = Argv.size();
+    if (LockFns.size() != UnlockFns.size()) {
+        errs() << "rcl-rewrite: each --lock-fn needs a matching --unlock-fn\n";
+        return 1;
+    }
+    std::vector<rcl::WrapperPair> Wrappers;
+    for (size_t I = 0; I < LockFns.size(); ++I)
+        Wrappers.push_back({LockFns[I], UnlockFns[I]});
 
-  Expected<CommonOptionsParser> Parser =
-      CommonOptionsParser::create(Argc, Argv.data(), Category, cl::OneOrMore);
-  if (!Parser) {
-    errs() << toString(Parser.takeError());
-    return 1;
-  }
-  if (LockFns.size() != UnlockFns.size()) {
-    errs() << "rcl-rewrite: each --lock-fn needs a matching --unlock-fn\n";
-    return 1;
-  }
-  std::vector<rcl::WrapperPair> Wrappers;
-  for (size_t I = 0; I < LockFns.size(); ++I)
-    Wrappers.push_back({LockFns[I], UnlockFns[I]});
+    rcl::SelectionOptions Options;
+    Options.All = All;
+    Options.LockPatterns.assign(Locks.begin(), Locks.end());
+    Options.ProfilePath = Profile;
+    if (MinCsPercent.getNumOccurrences()) Options.MinCsPercent = MinCsPercent;
+    Options.At.assign(At.begin(), At.end());
+    if (!Options.All && Options.LockPatterns.empty() && Options.ProfilePath.empty() &&
+        Options.At.empty()) {
+        errs() << "rcl-rewrite: nothing selected: use --all, --lock, --profile or --at\n";
+        return 1;
+    }
+    if (InPlace && !OutputDir.empty()) {
+        errs() << "rcl-rewrite: --in-place and --output-dir exclude each other\n";
+        return 1;
+    }
+    Expected<rcl::Selection> Select = rcl::Selection::create(Options);
+    if (!Select) {
+        errs() << "rcl-rewrite: " << toString(Select.takeError()) << "\n";
+        return 1;
+    }
 
-  rcl::SelectionOptions Options;
-  Options.All = All;
-  Options.LockPatterns.assign(Locks.begin(), Locks.end());
-  Options.ProfilePath = Profile;
-  if (MinCsPercent.getNumOccurrences())
-    Options.MinCsPercent = MinCsPercent;
-  Options.At.assign(At.begin(), At.end());
-  if (!Options.All && Options.LockPatterns.empty() && Options.ProfilePath.empty() &&
-      Options.At.empty()) {
-    errs() << "rcl-rewrite: nothing selected: use --all, --lock, --profile or --at\n";
-    return 1;
-  }
-  if (InPlace && !OutputDir.empty()) {
-    errs() << "rcl-rewrite: --in-place and --output-dir exclude each other\n";
-    return 1;
-  }
-  Expected<rcl::Selection> Select = rcl::Selection::create(Options);
-  if (!Select) {
-    errs() << "rcl-rewrite: " << toString(Select.takeError()) << "\n";
-    return 1;
-  }
+    rcl::RewriteSession Session(rcl::LockApi(std::move(Wrappers)), std::move(*Select));
+    Session.LineDirectives = LineDirectives;
+    Session.Quiet = Quiet;
 
-  rcl::RewriteSession Session(rcl::LockApi(std::move(Wrappers)), std::move(*Select));
-  Session.LineDirectives = LineDirectives;
-  Session.Quiet = Quiet;
-
-  ClangTool Tool(Parser->getCompilations(), Parser->getSourcePathList());
-  // The rewriter needs no warnings, and a -Werror in the user's flags must not stop it.
-  Tool.appendArgumentsAdjuster(getInsertArgumentAdjuster("-w", ArgumentInsertPosition::END));
+    ClangTool Tool(Parser->getCompilations(), Parser->getSourcePathList());
+    // The rewriter needs no warnings, and a -Werror in the user's flags must not stop it.
+    Tool.appendArgumentsAdjuster(getInsertArgumentAdjuster("-w", ArgumentInsertPosition::END));
 #ifdef RCL_CLANG_RESOURCE_DIR
-  Tool.appendArgumentsAdjuster([](const CommandLineArguments &Args, StringRef) {
-    for (const std::string &A : Args)
-      if (StringRef(A).starts_with("-resource-dir"))
-        return Args;
-    CommandLineArguments Out = Args;
-    Out.insert(Out.begin() + (Out.empty() ? 0 : 1), "-resource-dir=" RCL_CLANG_RESOURCE_DIR);
-    return Out;
-  });
+    Tool.appendArgumentsAdjuster([](const CommandLineArguments &Args, StringRef) {
+        for (const std::string &A : Args)
+            if (StringRef(A).starts_with("-resource-dir")) return Args;
+        CommandLineArguments Out = Args;
+        Out.insert(Out.begin() + (Out.empty() ? 0 : 1), "-resource-dir=" RCL_CLANG_RESOURCE_DIR);
+        return Out;
+    });
 #endif
-  int Status = Tool.run(rcl::newRewriteActionFactory(Session).get());
-  if (Status != 0) {
-    errs() << "rcl-rewrite: a translation unit did not compile; no file was changed\n";
-    return Status;
-  }
+    int Status = Tool.run(rcl::newRewriteActionFactory(Session).get());
+    if (Status != 0) {
+        errs() << "rcl-rewrite: a translation unit did not compile; no file was changed\n";
+        return Status;
+    }
 
-  // Apply the edits to each file's current text.
-  std::map<std::string, std::string> Rewritten;
-  for (auto &[Path, Edits] : Session.Edits) {
-    ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path);
-    if (!Buffer) {
-      errs() << "rcl-rewrite: cannot read '" << Path << "'\n";
-      return 1;
+    // Apply the edits to each file's current text.
+    std::map<std::string, std::string> Rewritten;
+    for (auto &[Path, Edits] : Session.Edits) {
+        ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path);
+        if (!Buffer) {
+            errs() << "rcl-rewrite: cannot read '" << Path << "'\n";
+            return 1;
+        }
+        Expected<std::string> Text = applyAllReplacements((*Buffer)->getBuffer(), Edits);
+        if (!Text) {
+            errs() << "rcl-rewrite: " << toString(Text.takeError()) << "\n";
+            return 1;
+        }
+        Rewritten[Path] = std::move(*Text);
     }
-    Expected<std::string> Text = applyAllReplacements((*Buffer)->getBuffer(), Edits);
-    if (!Text) {
-      errs() << "rcl-rewrite: " << toString(Text.takeError()) << "\n";
-      return 1;
-    }
-    Rewritten[Path] = std::move(*Text);
-  }
 
-  bool OK = true;
-  if (!ExportFixes.empty()) {
-    TranslationUnitReplacements TUR;
-    TUR.MainSourceFile = Session.MainFiles.empty() ? "" : Session.MainFiles.begin()->first;
-    for (auto &[Path, Edits] : Session.Edits)
-      for (const Replacement &R : Edits)
-        TUR.Replacements.push_back(R);
-    std::error_code EC;
-    raw_fd_ostream OS(ExportFixes, EC, sys::fs::OF_Text);
-    if (EC) {
-      errs() << "rcl-rewrite: cannot write '" << ExportFixes << "': " << EC.message() << "\n";
-      return 1;
+    bool OK = true;
+    if (!ExportFixes.empty()) {
+        TranslationUnitReplacements TUR;
+        TUR.MainSourceFile = Session.MainFiles.empty() ? "" : Session.MainFiles.begin()->first;
+        for (auto &[Path, Edits] : Session.Edits)
+            for (const Replacement &R : Edits)
+                TUR.Replacements.push_back(R);
+        std::error_code EC;
+        raw_fd_ostream OS(ExportFixes, EC, sys::fs::OF_Text);
+        if (EC) {
+            errs() << "rcl-rewrite: cannot write '" << ExportFixes << "': " << EC.message() << "\n";
+            return 1;
+        }
+        yaml::Output YAML(OS);
+        YAML << TUR;
     }
-    yaml::Output YAML(OS);
-    YAML << TUR;
-  }
-  if (DryRun) {
-    // Nothing written.
-  } else if (InPlace) {
-    for (auto &[Path, Text] : Rewritten) {
-      if (!NoBackup) {
-        ErrorOr<std::unique_ptr<MemoryBuffer>> Old = MemoryBuffer::getFile(Path);
-        OK &= Old && writeAtomically(Path + ".orig", (*Old)->getBuffer());
-      }
-      OK &= OK && writeAtomically(Path, Text);
+    if (DryRun) {
+        // Nothing written.
+    } else if (InPlace) {
+        for (auto &[Path, Text] : Rewritten) {
+            if (!NoBackup) {
+                ErrorOr<std::unique_ptr<MemoryBuffer>> Old = MemoryBuffer::getFile(Path);
+                OK &= Old && writeAtomically(Path + ".orig", (*Old)->getBuffer());
+            }
+            OK &= OK && writeAtomically(Path, Text);
+        }
+    } else if (!OutputDir.empty()) {
+        if (std::error_code EC = sys::fs::create_directories(OutputDir)) {
+            errs() << "rcl-rewrite: cannot create '" << OutputDir << "': " << EC.message() << "\n";
+            return 1;
+        }
+        for (auto &[Path, Text] : Rewritten) {
+            SmallString<256> Out(OutputDir);
+            sys::path::append(Out, sys::path::filename(Path));
+            OK &= writeAtomically(Out, Text);
+        }
+    } else if (ExportFixes.empty()) {
+        for (auto &[Real, Given] : Session.MainFiles) {
+            auto It = Rewritten.find(Real);
+            if (It != Rewritten.end()) {
+                outs() << It->second;
+                continue;
+            }
+            ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Real);
+            if (Buffer) outs() << (*Buffer)->getBuffer();
+        }
     }
-  } else if (!OutputDir.empty()) {
-    if (std::error_code EC = sys::fs::create_directories(OutputDir)) {
-      errs() << "rcl-rewrite: cannot create '" << OutputDir << "': " << EC.message() << "\n";
-      return 1;
-    }
-    for (auto &[Path, Text] : Rewritten) {
-      SmallString<256> Out(OutputDir);
-      sys::path::append(Out, sys::path::filename(Path));
-      OK &= writeAtomically(Out, Text);
-    }
-  } else if (ExportFixes.empty()) {
-    for (auto &[Real, Given] : Session.MainFiles) {
-      auto It = Rewritten.find(Real);
-      if (It != Rewritten.end()) {
-        outs() << It->second;
-        continue;
-      }
-      ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Real);
-      if (Buffer)
-        outs() << (*Buffer)->getBuffer();
-    }
-  }
 
-  if (!ReportJson.empty())
-    if (Error E = Session.Findings.writeJson(ReportJson)) {
-      errs() << "rcl-rewrite: " << toString(std::move(E)) << "\n";
-      OK = false;
-    }
-  if (!Quiet)
-    Session.Findings.printSummary(errs());
-  return OK ? 0 : 1;
+    if (!ReportJson.empty())
+        if (Error E = Session.Findings.writeJson(ReportJson)) {
+            errs() << "rcl-rewrite: " << toString(std::move(E)) << "\n";
+            OK = false;
+        }
+    if (!Quiet) Session.Findings.printSummary(errs());
+    return OK ? 0 : 1;
 }

@@ -57,8 +57,8 @@ const char *threadIdentityReason(StringRef Name) {
 } // namespace
 
 CaptureAnalysis::CaptureAnalysis(ASTContext &Ctx, const LockApi &Api, const SourceText &Text,
-                                 const FunctionDecl *Fn)
-    : Ctx(Ctx), Api(Api), Text(Text) {
+                                 bool NoNestedLocks, const FunctionDecl *Fn)
+    : Ctx(Ctx), Api(Api), Text(Text), NoNestedLocks(NoNestedLocks) {
     walk(Fn->getBody(), [&](const Stmt *S) {
         const auto *Ref = dyn_cast<DeclRefExpr>(S);
         if (!Ref) return;
@@ -130,6 +130,29 @@ bool CaptureAnalysis::usesLocalType(QualType T, const CriticalSection &CS) const
         }
     }
     return false;
+}
+
+bool CaptureAnalysis::reaches(const FunctionDecl *Fn, Reach What, unsigned Depth) {
+    const FunctionDecl *Def = nullptr;
+    if (!Fn->hasBody(Def) || Depth > 16) return false;
+    std::map<const FunctionDecl *, bool> &Known = What == Reach::ConditionWait ? Waits : Locks;
+    auto [It, New] = Known.try_emplace(Def, false);
+    if (!New) return It->second; // computed, or in progress (recursion): nothing on this path
+    bool Found = false;
+    walk(Def->getBody(), [&](const Stmt *S) {
+        const auto *Call = dyn_cast<CallExpr>(S);
+        if (Found || !Call) return;
+        std::optional<LockOp> Op = Api.classify(Call);
+        if (What == Reach::ConditionWait)
+            Found = Op == LockOp::CondWait || Op == LockOp::CondTimedWait;
+        else
+            Found = Op == LockOp::Lock || Op == LockOp::TryLock || Op == LockOp::TimedLock;
+        if (!Found && !Op)
+            if (const FunctionDecl *Callee = Call->getDirectCallee())
+                Found = reaches(Callee, What, Depth + 1);
+    });
+    Known[Def] = Found;
+    return Found;
 }
 
 const Stmt *CaptureAnalysis::jumpTarget(const Stmt *Jump) const {
@@ -207,6 +230,12 @@ void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
                 CS.BodyEdits.push_back({Callee->Begin, Callee->End - Callee->Begin, *Replacement});
                 return;
             }
+            if (NoNestedLocks && *Op != LockOp::Unlock)
+                return refuse(CS,
+                              "takes another mutex ('" +
+                                  lockName(Api.mutexOperand(Call, *Op), Ctx) +
+                                  "') inside the critical section (--no-nested-locks)",
+                              Loc);
             if (*Op == LockOp::Unlock) {
                 // An unlock of another mutex: fine only when its lock is inside the section too,
                 // which the per-mutex balance check below establishes.
@@ -214,6 +243,17 @@ void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
             }
         }
         if (const FunctionDecl *Callee = Call->getDirectCallee()) {
+            if (reaches(Callee, Reach::ConditionWait, 0))
+                return refuse(CS,
+                              "calls '" + Callee->getNameAsString() +
+                                  "', which waits on a condition variable; not yet supported by "
+                                  "the runtime",
+                              Loc);
+            if (NoNestedLocks && reaches(Callee, Reach::MutexLock, 0))
+                return refuse(CS,
+                              "calls '" + Callee->getNameAsString() +
+                                  "', which takes a mutex (--no-nested-locks)",
+                              Loc);
             if (Callee->getIdentifier())
                 if (const char *Reason = threadIdentityReason(Callee->getName()))
                     return refuse(CS, Reason, Loc);
@@ -473,11 +513,20 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
                     return refuse(CS,
                                   "'" + Var->getNameAsString() + "' is used inside a macro body",
                                   Ref->getLocation());
-                CS.BodyEdits.push_back(
-                    {*Offset, (unsigned)Var->getName().size(), "(*rcl_ctx->" + C.Field + ")"});
+                unsigned Length = Var->getName().size();
+                // `s.f` reads better as `rcl_ctx->s->f` than as `(*rcl_ctx->s).f`.
+                const auto *Member = dyn_cast_or_null<MemberExpr>(parent(Ref));
+                if (Member && !Member->isArrow() && Member->getBase() == Ref &&
+                    Text.code().substr(*Offset + Length, 1) == ".")
+                    CS.BodyEdits.push_back({*Offset, Length + 1, "rcl_ctx->" + C.Field + "->"});
+                else
+                    CS.BodyEdits.push_back({*Offset, Length, "(*rcl_ctx->" + C.Field + ")"});
             }
         CS.Captures.push_back(C);
     }
+    if (CS.Labelled && !CS.Hoists.empty())
+        return refuse(CS, "a declaration would have to move after the lock's label",
+                      CS.Hoists.front().Var->getLocation());
     for (const Hoist &H : CS.Hoists)
         if (!H.MovesWhole && !BodyUses.count(H.Var)) {
             CS.Captures.push_back({H.Var, CaptureKind::ByPointer, H.Var->getNameAsString()});

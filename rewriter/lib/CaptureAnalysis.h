@@ -21,8 +21,10 @@ std::optional<std::string> delegatedConditionWait(LockOp Op);
 /// Captures, Hoists and BodyEdits, or sets Refused.
 class CaptureAnalysis {
   public:
+    /// NoNestedLocks: also refuse sections that take another mutex, directly or through a
+    /// function of this translation unit (see docs/rewriter.md, "Nested locks").
     CaptureAnalysis(clang::ASTContext &Ctx, const LockApi &Api, const SourceText &Text,
-                    const clang::FunctionDecl *Fn);
+                    bool NoNestedLocks, const clang::FunctionDecl *Fn);
 
     void analyse(CriticalSection &CS);
 
@@ -41,6 +43,13 @@ class CaptureAnalysis {
     bool declaredInBody(const CriticalSection &CS, const clang::Decl *D) const;
     const clang::Stmt *jumpTarget(const clang::Stmt *Jump) const;
     const clang::Stmt *parent(const clang::Stmt *S) const;
+    /// Whether Fn, or a function of this translation unit that it calls, waits on a condition
+    /// variable: run on a server, such a wait would block every section the server serves.
+    enum class Reach { ConditionWait, MutexLock };
+    /// Whether Fn, or a function of this translation unit that it calls, waits on a condition
+    /// variable (run on a server, the wait would block every section the server serves) or
+    /// takes a mutex.
+    bool reaches(const clang::FunctionDecl *Fn, Reach What, unsigned Depth);
     void refuse(CriticalSection &CS, std::string Reason, clang::SourceLocation Loc);
 
     clang::ASTContext &Ctx;
@@ -48,6 +57,8 @@ class CaptureAnalysis {
     const SourceText &Text;
     std::map<const clang::VarDecl *, std::vector<Use>> UsesInFunction;
     std::set<const clang::VarDecl *> AddressTaken;
+    std::map<const clang::FunctionDecl *, bool> Waits, Locks;
+    bool NoNestedLocks;
     // Per section being analysed:
     std::map<const clang::VarDecl *, std::vector<const clang::DeclRefExpr *>> BodyUses;
     std::set<const clang::VarDecl *> Written;

@@ -62,6 +62,7 @@ struct CriticalSection {
     const clang::CallExpr *LockCall = nullptr;
     const clang::Expr *Mutex = nullptr;
     std::string LockName;
+    bool Labelled = false;   ///< the lock statement carries a case or goto label
     unsigned LockOffset = 0; ///< where the lock call is spelled (the macro's use for a macro)
     TextRange Whole;         ///< lock statement .. last statement: replaced by the call site
     TextRange Body;          ///< after the lock statement .. end of the last statement

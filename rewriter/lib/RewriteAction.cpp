@@ -36,11 +36,17 @@ class RewriteConsumer : public ASTConsumer {
 
         std::vector<std::pair<unsigned, std::string>> Inserts; // offset, text
         std::vector<clang::tooling::Replacement> Sites;
+        std::vector<Decl *> Functions;
         for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
             auto *Fn = dyn_cast<FunctionDecl>(D);
-            if (!Fn || !Fn->doesThisDeclarationHaveABody() || Fn->getBeginLoc().isMacroID() ||
-                SM.getFileID(SM.getExpansionLoc(Fn->getBeginLoc())) != Main)
-                continue;
+            if (Fn && Fn->doesThisDeclarationHaveABody() && !Fn->getBeginLoc().isMacroID() &&
+                SM.getFileID(SM.getExpansionLoc(Fn->getBeginLoc())) == Main)
+                Functions.push_back(Fn);
+        }
+        // Parent lookups only ever concern these bodies: keep the parent map off the headers.
+        Ctx.setTraversalScope(Functions);
+        for (Decl *D : Functions) {
+            auto *Fn = cast<FunctionDecl>(D);
             std::string Definitions = rewriteFunction(Ctx, Text, Emitter, Fn, Real, Given, Sites);
             if (Definitions.empty()) continue;
             SourceLocation Start = Fn->getBeginLoc();
@@ -124,7 +130,7 @@ class RewriteConsumer : public ASTConsumer {
         SectionFinder Finder(Ctx, Session.Api, Text);
         Finder.find(Fn, Sections, Others);
         if (Sections.empty() && Others.empty()) return "";
-        CaptureAnalysis Analysis(Ctx, Session.Api, Text, Fn);
+        CaptureAnalysis Analysis(Ctx, Session.Api, Text, Session.NoNestedLocks, Fn);
         std::vector<TextRange> Converted;
         std::string Definitions;
         unsigned Ordinal = 0;

@@ -19,6 +19,7 @@ struct RewriteSession {
     Selection Select;
     bool LineDirectives = false;
     bool Quiet = false;
+    bool NoNestedLocks = false;
     std::map<std::string, clang::tooling::Replacements> Edits; ///< by real path
     std::map<std::string, std::string> MainFiles;              ///< real path -> name as given
     std::set<std::string> Done;                                ///< real paths already rewritten

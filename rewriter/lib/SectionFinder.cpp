@@ -86,10 +86,15 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
         if (!Block) return;
         unsigned Index = 0;
         for (const Stmt *Child : Block->body()) {
-            const CallExpr *Call = Api.asOperationStatement(Child);
+            // `case K: pthread_mutex_lock(&m);` starts a section too: the label stays in place.
+            const Stmt *Labelled = Child;
+            while (isa<SwitchCase, LabelStmt>(Labelled))
+                Labelled = isa<SwitchCase>(Labelled) ? cast<SwitchCase>(Labelled)->getSubStmt()
+                                                     : cast<LabelStmt>(Labelled)->getSubStmt();
+            const CallExpr *Call = Api.asOperationStatement(Labelled);
             if (Call && Api.classify(Call) == LockOp::Lock) {
                 Starts.insert(Call);
-                Sections.push_back(build(Fn, Block, Index, Call));
+                Sections.push_back(build(Fn, Block, Index, Call, Labelled));
             }
             ++Index;
         }
@@ -139,7 +144,8 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
 }
 
 CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt *Block,
-                                     unsigned LockIndex, const CallExpr *LockCall) {
+                                     unsigned LockIndex, const CallExpr *LockCall,
+                                     const Stmt *LockStmtNode) {
     CriticalSection CS;
     CS.Function = Fn;
     CS.Block = Block;
@@ -173,7 +179,9 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
     }
     CS.LastIndex = *Last;
 
-    std::optional<TextRange> LockStmt = operationRange(Block->body_begin()[LockIndex], Block);
+    CS.Labelled = LockStmtNode != Block->body_begin()[LockIndex];
+    std::optional<TextRange> LockStmt =
+        operationRange(LockStmtNode, CS.Labelled ? parent(LockStmtNode) : Block);
     std::optional<TextRange> LastStmt =
         CS.FinalUnlock ? CS.FinalUnlock : Text.statement(Block->body_begin()[*Last]);
     if (!LockStmt || !LastStmt || LastStmt->End <= LockStmt->End) {

@@ -31,7 +31,8 @@ class SectionFinder {
 
   private:
     CriticalSection build(const clang::FunctionDecl *Fn, const clang::CompoundStmt *Block,
-                          unsigned LockIndex, const clang::CallExpr *LockCall);
+                          unsigned LockIndex, const clang::CallExpr *LockCall,
+                          const clang::Stmt *LockStmtNode);
     void findExits(CriticalSection &CS);
     bool isOperationOn(const clang::Stmt *S, LockOp Op, const clang::Expr *Mutex) const;
     void collectCalls(const clang::Stmt *S, LockOp Op, const clang::Expr *Mutex,

@@ -2,7 +2,6 @@
 #include "SourceText.h"
 
 #include "clang/AST/Expr.h"
-#include "clang/AST/StmtCXX.h"
 #include "clang/Lex/Lexer.h"
 #include <algorithm>
 #include <tuple>

@@ -84,6 +84,11 @@ static cl::opt<bool> LineDirectives("line-directives",
                                     cl::desc("Emit #line directives so that the rewritten text "
                                              "compiles with the original's line numbers (rcl-cc)"),
                                     cl::cat(Category));
+static cl::opt<bool> NoNestedLocks(
+    "no-nested-locks",
+    cl::desc("Refuse sections that take another mutex, directly or through a function of the "
+             "same file (for runtimes that keep mutexes held across a server pass)"),
+    cl::cat(Category));
 static cl::opt<bool> Quiet("quiet", cl::desc("Print no diagnostics and no summary"),
                            cl::cat(Category));
 
@@ -196,6 +201,7 @@ int main(int argc, const char **argv) {
     rcl::RewriteSession Session(rcl::LockApi(std::move(Wrappers)), std::move(*Select));
     Session.LineDirectives = LineDirectives;
     Session.Quiet = Quiet;
+    Session.NoNestedLocks = NoNestedLocks;
 
     ClangTool Tool(Parser->getCompilations(), Parser->getSourcePathList());
     // The rewriter needs no warnings, and a -Werror in the user's flags must not stop it.

@@ -30,4 +30,23 @@ void wrong_mutex(void)
     pthread_mutex_unlock(&m);
 }
 
-// CHECK: lock 'm': 0 converted, 2 refused
+static void wait_ready(void)
+{
+    while (!ready)
+        pthread_cond_wait(&cv, &m);
+}
+
+static void helper(void)
+{
+    wait_ready();
+}
+
+void hidden_wait(void)
+{
+    pthread_mutex_lock(&m);
+    helper();
+    // CHECK: condition-wait-refused.c:[[@LINE-1]]:5: rcl: cannot convert critical section: calls 'helper', which waits on a condition variable; not yet supported by the runtime
+    v++;
+    pthread_mutex_unlock(&m);
+}
+// CHECK: lock 'm': 0 converted, 3 refused

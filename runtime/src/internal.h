@@ -115,7 +115,6 @@ struct rcl_chunk {
 
 /* ------------------------------------------------------------------ servers */
 
-#define RCL_MAX_HELD 16
 #define RCL_MAX_NEST 16
 
 struct rcl_server {
@@ -137,8 +136,7 @@ struct rcl_server {
     struct rcl_server *_Atomic waiting_on __attribute__((aligned(RCL_CACHE_LINE)));
 
     /* private to the server thread */
-    pthread_mutex_t *held[RCL_MAX_HELD]; /* mutexes taken for this pass */
-    int nheld;
+    pthread_mutex_t *held; /* the current batch's mutex, taken by trylock, or NULL */
     pthread_mutex_t *active[RCL_MAX_NEST]; /* locks whose CS is running, outermost first */
     int nactive;
     /* statistics, written only by the server (relaxed load + store: no RMW), read by tools */

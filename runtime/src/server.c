@@ -32,10 +32,12 @@
  * loads and release stores to plain moves.
  *
  * Mutual exclusion with local critical sections (mixed mode). The server runs a request only
- * while it holds the request's pthread mutex. It takes each mutex with pthread_mutex_trylock
- * the first time a pass (one scan over the mailboxes) meets it, keeps it for the rest of the
- * pass (a "batch": later requests for the same lock in the pass cost no atomic operation),
- * and releases every mutex it took at the end of the pass. If trylock fails, a thread holds
+ * while it holds the request's pthread mutex. It takes the mutex with pthread_mutex_trylock
+ * and keeps it while consecutive requests of the scan are for the same lock (a "batch": they
+ * cost no atomic operation); it releases it before taking another lock and at the end of the
+ * pass. It never holds a mutex that no running critical section needs, because a critical
+ * section may itself lock any other mutex (a nested pair, or a callee in a file that was not
+ * rewritten) and would otherwise deadlock the server on itself. If trylock fails, a thread holds
  * the mutex locally: the request stays posted and is retried on a later pass; other requests
  * go on. The server never blocks on a mutex in its top-level loop, so a local holder that
  * itself delegates to this server cannot deadlock with it. A local critical section waiting in
@@ -61,9 +63,9 @@
  * (50 us doubling to 1 ms) so that it retries their mutexes without burning its core.
  *
  * Nested delegation. A critical section running on server S that delegates lock L:
- *   - L maps to S: runs inline (rcl_server_run_nested), taking L's mutex if this pass does
- *     not hold it yet. If L's critical section is already on this server's stack, the program
- *     would self-deadlock with plain mutexes: abort with a message.
+ *   - L maps to S: runs inline (rcl_server_run_nested) between pthread_mutex_lock(L) and
+ *     unlock. If L's critical section is already on this server's stack, the program would
+ *     self-deadlock with plain mutexes: abort with a message.
  *   - L maps to T != S: S becomes T's client and waits. Deadlock-freedom rule: the
  *     "waits on" relation between servers must stay acyclic. S publishes waiting_on = T
  *     (seq_cst) and then follows T's chain; whichever server closes a cycle sees it and the
@@ -94,25 +96,17 @@ static inline void stat_add(_Atomic uint64_t *c, uint64_t n) {
 }
 
 static void release_held(struct rcl_server *s) {
-    for (int i = 0; i < s->nheld; i++)
-        pthread_mutex_unlock(s->held[i]);
-    s->nheld = 0;
+    if (s->held) pthread_mutex_unlock(s->held);
+    s->held = NULL;
 }
 
-static bool holds(const struct rcl_server *s, const pthread_mutex_t *lock) {
-    for (int i = 0; i < s->nheld; i++)
-        if (s->held[i] == lock) return true;
-    return false;
-}
-
-/* Try to take lock for the rest of this pass. false: a local holder has it. */
+/* Take lock for the batch of requests that follows in this pass; called only between critical
+ * sections. The previous batch's mutex is released first: a critical section may itself lock
+ * any other mutex (a nested pair, or a callee in an unconverted file), so the server must not
+ * keep mutexes that no running critical section needs. false: a local holder has lock. */
 static bool try_take(struct rcl_server *s, pthread_mutex_t *lock) {
-    if (holds(s, lock)) return true;
-    if (s->nheld == RCL_MAX_HELD) {
-        if (s->nactive > 0)
-            return false; /* cannot drop locks under a running CS: retry on the next pass */
-        release_held(s);
-    }
+    if (s->held == lock) return true;
+    release_held(s);
     int err = pthread_mutex_trylock(lock);
     if (err == EBUSY || err == EAGAIN) return false;
     if (err == EOWNERDEAD) /* robust mutex whose owner died: we own it now, as lock() would */
@@ -120,7 +114,7 @@ static bool try_take(struct rcl_server *s, pthread_mutex_t *lock) {
     else if (err != 0)
         rcl_die("server %d: pthread_mutex_trylock(%p) failed: %s", s->index, (void *)lock,
                 strerror(err));
-    s->held[s->nheld++] = lock;
+    s->held = lock;
     return true;
 }
 
@@ -139,20 +133,16 @@ int rcl_server_run_nested(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn
             rcl_die("rcl_delegate: a critical section of lock %p delegates another critical "
                     "section of the same lock (this self-deadlocks with a plain mutex)",
                     (void *)lock);
-    if (!holds(s, lock)) {
-        if (!try_take(s, lock)) {
-            /* A local holder has it (or the held set is full under a running CS): wait for it.
-             * This blocks the server; see docs/runtime.md "Nested delegation". */
-            int err = pthread_mutex_lock(lock);
-            if (err)
-                rcl_die("server %d: pthread_mutex_lock(%p) failed: %s", s->index, (void *)lock,
-                        strerror(err));
-            int r = run_cs(s, lock, fn, ctx);
-            pthread_mutex_unlock(lock);
-            return r;
-        }
-    }
-    return run_cs(s, lock, fn, ctx);
+    /* Not held by this server (only the running batch's mutex is, and it is active): take it
+     * for this one critical section. If a local holder has it, this blocks the server; see
+     * docs/runtime.md "Nested delegation". */
+    int err = pthread_mutex_lock(lock);
+    if (err)
+        rcl_die("server %d: pthread_mutex_lock(%p) failed: %s", s->index, (void *)lock,
+                strerror(err));
+    int r = run_cs(s, lock, fn, ctx);
+    pthread_mutex_unlock(lock);
+    return r;
 }
 
 static inline void answer(struct pass *p, struct rcl_mailbox *mb, int r, uint64_t cs_ns) {

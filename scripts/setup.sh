@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(clang-19 libclang-19-dev llvm-19-dev llvm-19-tools libclang-rt-19-dev clang-format-19
-          libhwloc-dev hwloc libck-dev ninja-build cmake pkg-config python3 python3-psutil csmith)
+          libhwloc-dev hwloc libck-dev ninja-build cmake pkg-config python3 python3-psutil
+          csmith libcsmith-dev libevent-dev)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -48,5 +48,7 @@ if config.sanitize:
     config.available_features.add("sanitizer")
 if config.build_tools:
     config.available_features.add("tools")
+if shutil.which("csmith") and os.path.exists("/usr/include/csmith/csmith.h"):
+    config.available_features.add("csmith")
 if (os.cpu_count() or 1) >= 2:
     config.available_features.add("multicore")

@@ -425,7 +425,7 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
             bool First = true;
             for (const Decl *D : DS->decls()) {
                 const auto *Var = cast<VarDecl>(D);
-                Hoist H{Var, *WholeRange, Var->hasInit()};
+                Hoist H{Var, *WholeRange};
                 H.MovesWhole = true;
                 H.EmitsText = First;
                 First = false;
@@ -451,7 +451,7 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
             std::optional<TextRange> DeclRange = Text.statement(DS);
             if (!DeclRange)
                 return refuse(CS, "declaration written inside a macro", Var->getLocation());
-            Hoist H{Var, *DeclRange, Var->hasInit()};
+            Hoist H{Var, *DeclRange};
             if (T.isConstQualified())
                 return refuse(CS,
                               "const variable '" + Name + "' is used after the critical section",

@@ -45,7 +45,6 @@ struct Capture {
 struct Hoist {
     const clang::VarDecl *Var;
     TextRange Decl; ///< the whole declaration statement
-    bool HasInit;
     /// A declaration whose initializer is a constant moves whole, initializer included
     /// (nothing in the section can change what it computes).
     bool MovesWhole = false;
@@ -72,9 +71,6 @@ struct CriticalSection {
     std::vector<Hoist> Hoists;
     std::vector<TextEdit> BodyEdits; ///< capture accesses, hoisted declarations, exits
     std::optional<Refusal> Refused;
-    bool Selected = false;
-    bool Converted = false;
-    bool Nested = false;  ///< inside another converted section: stays in its body
     unsigned Ordinal = 0; ///< 1-based number among converted sections of the function
 };
 
@@ -85,7 +81,6 @@ struct OtherSite {
     clang::SourceLocation Loc;
     unsigned Offset = 0;
     Refusal Why;
-    bool Selected = false;
 };
 
 } // namespace rcl

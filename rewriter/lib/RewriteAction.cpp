@@ -109,7 +109,6 @@ class RewriteConsumer : public ASTConsumer {
             if (!Session.Quiet && P.isValid())
                 llvm::errs() << P.getFilename() << ":" << P.getLine() << ":" << P.getColumn()
                              << ": rcl: cannot convert critical section: " << Why->Reason << "\n";
-            ++Session.Refusals;
         }
         if (CS) {
             R.Captures = CS->Captures.size();
@@ -162,7 +161,6 @@ class RewriteConsumer : public ASTConsumer {
                        &*CS.Refused, nullptr);
                 continue;
             }
-            CS.Converted = true;
             Converted.push_back(CS.Whole);
             noteWrapper(CS.LockCall);
             Definitions += Out->Definition;

@@ -24,7 +24,6 @@ struct RewriteSession {
     std::map<std::string, std::string> MainFiles;              ///< real path -> name as given
     std::set<std::string> Done;                                ///< real paths already rewritten
     Report Findings;
-    unsigned Refusals = 0;
 
     RewriteSession(LockApi Api, Selection Select)
         : Api(std::move(Api)), Select(std::move(Select)) {}

@@ -201,11 +201,12 @@ static void client_wait(struct rcl_server *s, struct rcl_mailbox *mb) {
         }
     }
     atomic_fetch_add_explicit(&s->nparked, 1, memory_order_seq_cst);
-    for (;;) {
+    /* The timeout is a safety net for a wake-up hint the server missed (server.c). */
+    for (uint64_t timeout = 1000000;; timeout = timeout < 128000000 ? 2 * timeout : timeout) {
         atomic_store_explicit(&mb->parked, 1, memory_order_relaxed);
-        atomic_thread_fence(memory_order_seq_cst); /* D1: pairs with D2 in wake_parked */
+        atomic_thread_fence(memory_order_seq_cst); /* D1: pairs with D2 in flush_wakes */
         if (!atomic_load_explicit(&mb->fn, memory_order_acquire)) break;
-        rcl_futex_wait(&mb->parked, 1, 0);
+        rcl_futex_wait(&mb->parked, 1, timeout);
         if (!atomic_load_explicit(&mb->fn, memory_order_acquire)) break;
     }
     atomic_store_explicit(&mb->parked, 0, memory_order_relaxed);

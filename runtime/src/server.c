@@ -51,8 +51,15 @@
  * With both fences, either the client sees fn == NULL and does not sleep, or the server sees
  * nparked != 0 and parked == 1 and wakes it (futex_wait returns at once if parked was
  * already reset to 0). The fence is paid once per pass that answered something, not once per
- * request, and while no client is parked the server reads no mailbox again at the end of the
- * pass.
+ * request, and while no client is parked the server reads no mailbox again.
+ * Promptness: a client answered early in a pass must not sleep until the pass ends, because a
+ * later critical section of the pass may block on something that client does once awake
+ * (memcached's LRU maintainer locks a worker's bump-buffer mutex). So before running each
+ * further critical section, the server also flushes the wake-ups owed so far when a relaxed
+ * load of nparked is non-zero. That load is a hint, not a Dekker read: in the nanoseconds in
+ * which a client is parking it may miss it, which is why a parked client also re-checks its
+ * mailbox on a futex timeout (1 ms doubling to 128 ms): a missed hint costs latency, never
+ * liveness.
  *
  * Parking an idle server (second Dekker pair):
  *   server: sleeping = 1; fence(seq_cst); re-scan: any request not seen before? then
@@ -83,9 +90,8 @@
 
 struct pass {
     unsigned served;
-    unsigned blocked; /* requests seen but skipped because a local holder had the mutex */
-    unsigned nanswered;
-    bool answered_overflow;
+    unsigned blocked;   /* requests seen but skipped because a local holder had the mutex */
+    unsigned nanswered; /* answered since the last wake-up check */
     struct rcl_mailbox *answered[RCL_ANSWERED_MAX];
 };
 
@@ -145,14 +151,15 @@ int rcl_server_run_nested(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn
     return r;
 }
 
-static inline void answer(struct pass *p, struct rcl_mailbox *mb, int r, uint64_t cs_ns) {
+static void flush_wakes(struct rcl_server *s, struct pass *p);
+
+static inline void answer(struct rcl_server *s, struct pass *p, struct rcl_mailbox *mb, int r,
+                          uint64_t cs_ns) {
     mb->ret = r;
     mb->cs_ns = cs_ns;
     atomic_store_explicit(&mb->fn, NULL, memory_order_release); /* pairs: client_wait acquire */
-    if (p->nanswered < RCL_ANSWERED_MAX)
-        p->answered[p->nanswered++] = mb;
-    else
-        p->answered_overflow = true;
+    p->answered[p->nanswered++] = mb;
+    if (p->nanswered == RCL_ANSWERED_MAX) flush_wakes(s, p);
 }
 
 static void scan(struct rcl_server *s, struct pass *p) {
@@ -169,12 +176,17 @@ static void scan(struct rcl_server *s, struct pass *p) {
                 p->blocked++;
                 continue;
             }
+            /* Clients answered earlier in this pass must not wait for its end: the next
+             * critical section may block, even on something a parked client would do once
+             * awake. A relaxed look at nparked keeps this free while nobody parks. */
+            if (p->nanswered && atomic_load_explicit(&s->nparked, memory_order_relaxed))
+                flush_wakes(s, p);
             if (profiling) {
                 uint64_t t0 = rcl_now_ns();
                 int r = run_cs(s, mb->lock, fn, mb->ctx);
-                answer(p, mb, r, rcl_now_ns() - t0);
+                answer(s, p, mb, r, rcl_now_ns() - t0);
             } else {
-                answer(p, mb, run_cs(s, mb->lock, fn, mb->ctx), 0);
+                answer(s, p, mb, run_cs(s, mb->lock, fn, mb->ctx), 0);
             }
             p->served++;
         }
@@ -189,24 +201,13 @@ static void wake_one(struct rcl_mailbox *mb) {
     }
 }
 
-/* End of a pass that answered requests: wake the clients that parked meanwhile. */
-static void wake_parked(struct rcl_server *s, struct pass *p) {
+/* Wake the clients answered since the last check that parked meanwhile. */
+static void flush_wakes(struct rcl_server *s, struct pass *p) {
     atomic_thread_fence(memory_order_seq_cst); /* D2: pairs with D1 in client_wait */
-    if (!atomic_load_explicit(&s->nparked, memory_order_relaxed))
-        return; /* no client is parked or about to park: nobody to wake */
-    if (!p->answered_overflow) {
+    if (atomic_load_explicit(&s->nparked, memory_order_relaxed)) /* else nobody to wake */
         for (unsigned i = 0; i < p->nanswered; i++)
             wake_one(p->answered[i]);
-        return;
-    }
-    uint32_t n = atomic_load_explicit(&s->nslots, memory_order_acquire);
-    struct rcl_chunk *c = s->chunks;
-    for (uint32_t base = 0; base < n; base += RCL_CHUNK_SLOTS) {
-        uint32_t lim = n - base < RCL_CHUNK_SLOTS ? n - base : RCL_CHUNK_SLOTS;
-        for (uint32_t i = 0; i < lim; i++)
-            wake_one(&c->slot[i]);
-        c = atomic_load_explicit(&c->next, memory_order_acquire);
-    }
+    p->nanswered = 0;
 }
 
 static unsigned count_posted(struct rcl_server *s) {
@@ -257,12 +258,11 @@ static void *server_main(void *arg) {
     for (;;) {
         struct pass p;
         p.served = p.blocked = p.nanswered = 0;
-        p.answered_overflow = false;
         scan(s, &p);
         release_held(s);
         if (p.served) {
             stat_add(&s->served, p.served);
-            wake_parked(s, &p);
+            if (p.nanswered) flush_wakes(s, &p);
             idle_since = 0;
             blocked_timeout = 50000;
             continue;

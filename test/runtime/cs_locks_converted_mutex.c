@@ -10,16 +10,11 @@
 // RUN: %t | FileCheck %s
 // CHECK: answered: C A B; a=2
 #include "Inputs/harness.h"
+#include "Inputs/internal_api.h"
 #include <rcl/rcl.h>
 #include <stdbool.h>
 #include <unistd.h>
 
-struct rcl_mailbox;
-extern struct rcl_mailbox *rcl__mailbox_open(int server);
-extern void rcl__mailbox_post(struct rcl_mailbox *mb, pthread_mutex_t *lock, rcl_cs_fn fn,
-                              void *ctx);
-extern bool rcl__mailbox_answered(struct rcl_mailbox *mb);
-extern void rcl__mailbox_close(struct rcl_mailbox *mb);
 
 static pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER, b = PTHREAD_MUTEX_INITIALIZER,
                        c = PTHREAD_MUTEX_INITIALIZER;

@@ -1,10 +1,11 @@
 // Thread churn: 10,000 short-lived threads (at most 64 alive at once) each delegate a few
 // critical sections and exit. Totals are exact, mailbox slots are reused (the server scans
 // at most a few chunks), and nothing leaks (the ASan build of this test checks that).
-// RUN: %cc %s -o %t %rcl_libs -I%rcl_src/runtime/src
+// RUN: %cc %s -o %t %rcl_libs
 // RUN: %t | FileCheck %s
 // CHECK: 10000 threads, counter exact, slots reused
 #include "Inputs/harness.h"
+#include "Inputs/internal_api.h"
 #include <rcl/rcl.h>
 
 #define THREADS 10000
@@ -25,10 +26,6 @@ static void *worker(void *arg) {
     return NULL;
 }
 
-/* Internal view of the runtime, for the slot-reuse check only. */
-struct rcl_server;
-extern struct rcl_server *rcl__server(int index);
-extern unsigned rcl__server_slots(struct rcl_server *s);
 
 int main(void) {
     for (int done = 0; done < THREADS; done += WAVE)

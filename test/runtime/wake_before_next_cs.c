@@ -10,18 +10,13 @@
 // RUN: env RCL_SPIN_NS=0 %t | FileCheck %s
 // CHECK: A woke before W finished (W waited {{[0-9]+}} ms)
 #include "Inputs/harness.h"
+#include "Inputs/internal_api.h"
 #include <rcl/rcl.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <time.h>
 #include <unistd.h>
 
-struct rcl_mailbox;
-extern struct rcl_mailbox *rcl__mailbox_open(int server);
-extern void rcl__mailbox_post(struct rcl_mailbox *mb, pthread_mutex_t *lock, rcl_cs_fn fn,
-                              void *ctx);
-extern bool rcl__mailbox_answered(struct rcl_mailbox *mb);
-extern void rcl__mailbox_close(struct rcl_mailbox *mb);
 
 static pthread_mutex_t la = PTHREAD_MUTEX_INITIALIZER, lc = PTHREAD_MUTEX_INITIALIZER,
                        lw = PTHREAD_MUTEX_INITIALIZER;

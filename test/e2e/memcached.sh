@@ -5,7 +5,7 @@
 #
 #   test/e2e/memcached.sh [BUILD_DIR] [WORK_DIR]      (defaults: build, /tmp/rcl-memcached)
 #
-# Needs: deb-src enabled (apt-get source memcached), libevent-dev, perl, about 10 minutes
+# Enables deb-src and installs libevent-dev/perl/dpkg-dev if missing (root); about 10 minutes
 # on 2 cores (make test alone is ~7). Not part of the quick lit run.
 # Prints: converted/refused counts by reason, make test's result, and the speed ratio.
 # Exit status: non-zero when the build or the test suite fails, or the ratio exceeds 1.5.
@@ -18,6 +18,14 @@ REWRITE=$BUILD/rewriter/rcl-rewrite
 mkdir -p "$WORK"
 cd "$WORK"
 if [ ! -d memcached-1.6.18 ]; then
+    # apt-get source needs deb-src entries; add them next to Debian's own sources if missing.
+    if ! grep -rqs '^Types:.*deb-src\|^deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+        sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
+            > /etc/apt/sources.list.d/rcl-debian-src.sources
+        apt-get update -q >/dev/null
+    fi
+    command -v perl >/dev/null && [ -f /usr/include/event.h ] ||
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q libevent-dev perl dpkg-dev >/dev/null
     apt-get source memcached=1.6.18-1 >/dev/null 2>&1 || apt-get source memcached >/dev/null
 fi
 rm -rf rcl reports

@@ -203,18 +203,7 @@ class RewriteAction : public ASTFrontendAction {
     }
 
   private:
-    /// Remembers the user-declared wrapper pair a converted section used.
-    void noteWrapper(const CallExpr *LockCall) {
-        StringRef Name = LockCall->getDirectCallee()->getName();
-        for (const WrapperPair &W : Session.Api.wrappers())
-            if (W.Lock == Name) {
-                UsedWrappers.insert(W.Lock);
-                UsedWrappers.insert(W.Unlock);
-            }
-    }
-
     RewriteSession &Session;
-    std::set<std::string> UsedWrappers;
 };
 
 class RewriteActionFactory : public clang::tooling::FrontendActionFactory {

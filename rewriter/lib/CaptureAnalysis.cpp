@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CaptureAnalysis.h"
+#include "StmtWalk.h"
 
 #include "clang/AST/ParentMapContext.h"
 #include "llvm/ADT/StringSet.h"
@@ -27,13 +28,6 @@ std::optional<std::string> delegatedConditionWait(LockOp Op) {
 }
 
 namespace {
-
-template <typename Fn> void walk(const Stmt *S, Fn &&Visit) {
-    if (!S) return;
-    Visit(S);
-    for (const Stmt *Child : S->children())
-        walk(Child, Visit);
-}
 
 /// Calls whose behaviour depends on the thread that makes them, with the reason.
 const char *threadIdentityReason(StringRef Name) {

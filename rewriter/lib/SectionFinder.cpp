@@ -1,5 +1,6 @@
 //===- SectionFinder.cpp - pair lock calls with their unlocks ---------------===//
 #include "SectionFinder.h"
+#include "StmtWalk.h"
 
 #include "clang/AST/ParentMapContext.h"
 #include <set>
@@ -9,14 +10,6 @@ using namespace clang;
 namespace rcl {
 
 namespace {
-
-/// Pre-order walk over a statement tree, skipping null children.
-template <typename Fn> void walk(const Stmt *S, Fn &&Visit) {
-    if (!S) return;
-    Visit(S);
-    for (const Stmt *Child : S->children())
-        walk(Child, Visit);
-}
 
 bool isNoReturnCall(const Stmt *S) {
     const auto *E = dyn_cast<Expr>(S);

@@ -25,15 +25,17 @@ std::optional<TextRange> SourceText::statement(const Stmt *S) const {
     // A statement that does not end in `;` or `}` (an expression, a return, a do-while, an if
     // whose last branch is an expression, a macro use such as `LOCK(m)`) owns the next `;`.
     char Last = R->End > R->Begin ? Code[R->End - 1] : ';';
-    if (Last != ';' && Last != '}' && !isa<NullStmt>(S)) {
-        std::optional<Token> Next =
-            Lexer::findNextToken(SM.getComposedLoc(File, R->End > 0 ? R->End - 1 : 0), SM, LO);
-        if (Next && Next->is(tok::semi)) {
-            auto [NextFile, NextOffset] = SM.getDecomposedLoc(Next->getLocation());
-            if (NextFile == File) R->End = NextOffset + 1;
-        }
-    }
+    if (Last != ';' && Last != '}' && !isa<NullStmt>(S)) takeFollowingSemicolon(*R);
     return R;
+}
+
+void SourceText::takeFollowingSemicolon(TextRange &R) const {
+    std::optional<Token> Next =
+        Lexer::findNextToken(SM.getComposedLoc(File, R.End > 0 ? R.End - 1 : 0), SM, LO);
+    if (Next && Next->is(tok::semi)) {
+        auto [NextFile, NextOffset] = SM.getDecomposedLoc(Next->getLocation());
+        if (NextFile == File) R.End = NextOffset + 1;
+    }
 }
 
 std::optional<TextRange> SourceText::expansionOf(const Stmt *S) const {
@@ -44,12 +46,7 @@ std::optional<TextRange> SourceText::expansionOf(const Stmt *S) const {
         return std::nullopt;
     std::optional<TextRange> R = node(BeginExp.getAsRange());
     if (!R) return std::nullopt;
-    std::optional<Token> Next =
-        Lexer::findNextToken(SM.getComposedLoc(File, R->End > 0 ? R->End - 1 : 0), SM, LO);
-    if (Next && Next->is(tok::semi)) {
-        auto [NextFile, NextOffset] = SM.getDecomposedLoc(Next->getLocation());
-        if (NextFile == File) R->End = NextOffset + 1;
-    }
+    takeFollowingSemicolon(*R);
     return R;
 }
 

@@ -62,6 +62,9 @@ class SourceText {
     const clang::SourceManager &sourceManager() const { return SM; }
 
   private:
+    /// Extends R over the `;` that follows it, when that `;` is in this file.
+    void takeFollowingSemicolon(TextRange &R) const;
+
     const clang::SourceManager &SM;
     const clang::LangOptions &LO;
     clang::FileID File;

@@ -78,6 +78,8 @@ struct rcl_placement {
 /* Discover the topology and choose nservers server CPUs per cfg. Never fails: without hwloc
  * the servers run unpinned and the reason is in pl->why. */
 RCL_HIDDEN void rcl_placement_init(struct rcl_placement *pl, const struct rcl_config *cfg);
+/* Write set as a CPU list ("0-3,8") into buf. */
+RCL_HIDDEN void rcl_cpuset_list(const cpu_set_t *set, char *buf, size_t len);
 /* Release what rcl_placement_init allocated. */
 RCL_HIDDEN void rcl_placement_fini(struct rcl_placement *pl);
 /* Bind the calling thread to one PU (OS index). Returns 0 or -1. */

@@ -108,6 +108,14 @@ static void load_kinds(struct rcl_placement *pl, const struct rcl_config *cfg,
         hwloc_bitmap_list_snprintf(pl->kinds[k].cpus, sizeof pl->kinds[k].cpus, sets[k]);
 }
 
+void rcl_cpuset_list(const cpu_set_t *set, char *buf, size_t len) {
+    hwloc_bitmap_t b = hwloc_bitmap_alloc();
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, set)) hwloc_bitmap_set(b, (unsigned)c);
+    hwloc_bitmap_list_snprintf(buf, len, b);
+    hwloc_bitmap_free(b);
+}
+
 static bool cpu_allowed(const struct rcl_placement *pl, int cpu) {
     return cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, &pl->allowed);
 }
@@ -202,11 +210,7 @@ void rcl_placement_init(struct rcl_placement *pl, const struct rcl_config *cfg) 
     for (int i = 0; i < cfg->nserver_cpus; i++)
         if (!cpu_allowed(pl, cfg->server_cpus[i])) {
             char allowed[256];
-            hwloc_bitmap_t a = hwloc_bitmap_alloc();
-            for (int c = 0; c < CPU_SETSIZE; c++)
-                if (CPU_ISSET(c, &pl->allowed)) hwloc_bitmap_set(a, (unsigned)c);
-            hwloc_bitmap_list_snprintf(allowed, sizeof allowed, a);
-            hwloc_bitmap_free(a);
+            rcl_cpuset_list(&pl->allowed, allowed, sizeof allowed);
             rcl_warn("RCL_SERVER_CPUS: CPU %d does not exist or is not allowed to this process "
                      "(allowed: %s); choosing server CPUs from the topology",
                      cfg->server_cpus[i], allowed);

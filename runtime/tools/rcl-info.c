@@ -27,14 +27,6 @@ static int kind_of(const struct rcl_placement *pl, int cpu) {
     return -1;
 }
 
-static void cpuset_str(const cpu_set_t *set, char *buf, size_t len) {
-    hwloc_bitmap_t b = hwloc_bitmap_alloc();
-    for (int c = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, set)) hwloc_bitmap_set(b, (unsigned)c);
-    hwloc_bitmap_list_snprintf(buf, len, b);
-    hwloc_bitmap_free(b);
-}
-
 int main(int argc, char **argv) {
     int json = 0;
     for (int i = 1; i < argc; i++) {
@@ -54,7 +46,7 @@ int main(int argc, char **argv) {
     rcl_config_load(&cfg);
     rcl_placement_init(&pl, &cfg);
     char clients[256];
-    cpuset_str(pl.exclude_clients ? &pl.client_set : &pl.allowed, clients, sizeof clients);
+    rcl_cpuset_list(pl.exclude_clients ? &pl.client_set : &pl.allowed, clients, sizeof clients);
     const char *mode = cfg.mode == RCL_MODE_LOCAL ? "local" : "delegate";
 
     if (json) {

@@ -121,8 +121,8 @@ def parse_raw(path):
 
 # ---- addresses -> modules -> symbols ----
 
-def elf_loads(path):
-    """PT_LOAD segments (vaddr, offset, memsz) of an ELF64 file, or None."""
+def elf_program_headers(path):
+    """(phentsize, phnum, raw program headers) of an ELF64 file; None if it is not one."""
     try:
         with open(path, "rb") as f:
             ident = f.read(64)
@@ -131,9 +131,17 @@ def elf_loads(path):
             phoff, = struct.unpack_from("<Q", ident, 32)
             phentsize, phnum = struct.unpack_from("<HH", ident, 54)
             f.seek(phoff)
-            ph = f.read(phentsize * phnum)
+            return phentsize, phnum, f.read(phentsize * phnum)
     except OSError:
         return None
+
+
+def elf_loads(path):
+    """PT_LOAD segments (vaddr, offset, memsz) of an ELF64 file, or None."""
+    headers = elf_program_headers(path)
+    if headers is None:
+        return None
+    phentsize, phnum, ph = headers
     loads = []
     for i in range(phnum):
         p_type, _, p_offset, p_vaddr, _, _, p_memsz, _ = struct.unpack_from(
@@ -144,17 +152,10 @@ def elf_loads(path):
 
 
 def elf_has_interp(path):
-    try:
-        with open(path, "rb") as f:
-            ident = f.read(64)
-            if ident[:4] != b"\x7fELF" or ident[4] != 2:
-                return True  # a script or something we cannot judge
-            phoff, = struct.unpack_from("<Q", ident, 32)
-            phentsize, phnum = struct.unpack_from("<HH", ident, 54)
-            f.seek(phoff)
-            ph = f.read(phentsize * phnum)
-    except OSError:
-        return True
+    headers = elf_program_headers(path)
+    if headers is None:
+        return True  # a script or something we cannot judge
+    phentsize, phnum, ph = headers
     return any(struct.unpack_from("<I", ph, i * phentsize)[0] == 3 for i in range(phnum))
 
 

@@ -33,6 +33,8 @@ runtime_libs = "%s/runtime/librcl.a %s -pthread%s" % (obj, config.hwloc_libs or 
 config.substitutions.append(("%cc", "%s %s" % (config.cc, cflags)))
 config.substitutions.append(("%rcl_cflags", cflags))
 config.substitutions.append(("%rcl_libs", runtime_libs))
+# Tests of the runtime's internal interface include runtime/src/internal.h.
+config.substitutions.append(("%rcl_internal", "-D_GNU_SOURCE -I%s/runtime/src" % src))
 config.substitutions.append(("%rcl_src", src))
 config.substitutions.append(("%rcl_obj", obj))
 config.substitutions.append(("%rcl-info", os.path.join(obj, "runtime", "rcl-info")))

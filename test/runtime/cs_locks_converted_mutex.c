@@ -6,11 +6,11 @@
 // To make the pass deterministic, one thread owns three mailboxes (internal interface): the
 // first request (lock C) sleeps 50 ms on the server while the requests for A and then B are
 // posted behind it, so the server meets C, A, B in one pass. alarm() turns a hang into a failure.
-// RUN: %cc %s -o %t %rcl_libs
+// RUN: %cc %rcl_internal %s -o %t %rcl_libs
 // RUN: %t | FileCheck %s
 // CHECK: answered: C A B; a=2
 #include "Inputs/harness.h"
-#include "Inputs/internal_api.h"
+#include "internal.h"
 #include <rcl/rcl.h>
 #include <stdbool.h>
 #include <unistd.h>

@@ -1,11 +1,11 @@
 // Thread churn: 10,000 short-lived threads (at most 64 alive at once) each delegate a few
 // critical sections and exit. Totals are exact, mailbox slots are reused (the server scans
 // at most a few chunks), and nothing leaks (the ASan build of this test checks that).
-// RUN: %cc %s -o %t %rcl_libs
+// RUN: %cc %rcl_internal %s -o %t %rcl_libs
 // RUN: %t | FileCheck %s
 // CHECK: 10000 threads, counter exact, slots reused
 #include "Inputs/harness.h"
-#include "Inputs/internal_api.h"
+#include "internal.h"
 #include <rcl/rcl.h>
 
 #define THREADS 10000

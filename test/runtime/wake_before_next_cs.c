@@ -6,11 +6,11 @@
 // section C; meanwhile thread A (slot 1, RCL_SPIN_NS=0 so it parks at once) posts a quick
 // section, and main posts section W (slot 2), which waits until A has returned from
 // rcl_delegate. The server answers A, then runs W: W completes only if A was woken first.
-// RUN: %cc %s -o %t %rcl_libs
+// RUN: %cc %rcl_internal %s -o %t %rcl_libs
 // RUN: env RCL_SPIN_NS=0 %t | FileCheck %s
 // CHECK: A woke before W finished (W waited {{[0-9]+}} ms)
 #include "Inputs/harness.h"
-#include "Inputs/internal_api.h"
+#include "internal.h"
 #include <rcl/rcl.h>
 #include <stdatomic.h>
 #include <stdbool.h>

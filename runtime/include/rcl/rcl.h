@@ -2,8 +2,9 @@
  * rcl.h - Remote Core Locking runtime (librcl), public interface.
  *
  * NAME
- *     rcl_delegate, rcl_lock_assign, rcl_lock_server, rcl_server_count, rcl_mode,
- *     rcl_on_server - run critical sections of pthread mutexes on dedicated server threads
+ *     rcl_delegate, rcl_cond_wait, rcl_cond_timedwait, rcl_cond_clockwait, rcl_lock_assign,
+ *     rcl_lock_server, rcl_server_count, rcl_mode, rcl_on_server - run critical sections of
+ *     pthread mutexes on dedicated server threads
  *
  * SYNOPSIS
  *     #include <rcl/rcl.h>
@@ -42,6 +43,7 @@
 #define RCL_RCL_H
 
 #include <pthread.h>
+#include <time.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -81,6 +83,29 @@ typedef int (*rcl_cs_fn)(void *ctx);
  * Returns fn's result. Never fails: a misconfigured runtime falls back to its defaults.
  */
 RCL_API int rcl_delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx);
+
+/**
+ * rcl_cond_wait, rcl_cond_timedwait, rcl_cond_clockwait - wait on a condition variable inside a
+ * critical section of *lock.
+ *
+ * Same contract as pthread_cond_wait/timedwait/clockwait (the caller holds *lock; it is released
+ * while waiting and held again on return; spurious wake-ups are allowed; the timed forms return
+ * ETIMEDOUT at the deadline), and cond stays an ordinary pthread_cond_t: it may be signalled or
+ * broadcast from delegated critical sections, from local ones, or by threads holding no lock.
+ *
+ * Inside a delegated critical section the call first hands the server's polling role to a spare
+ * servicing thread of the same server, so only this critical section waits: other requests,
+ * including other critical sections of *lock (which may be the ones that signal), go on. The
+ * waiting critical section resumes on its own servicing thread once it holds *lock again.
+ * Anywhere else (local mode, a local critical section) these are the pthread calls.
+ * A plain pthread_cond_wait inside a delegated critical section works too, but the server
+ * notices it only through its blocking detector (a bounded delay, see docs/runtime.md).
+ */
+RCL_API int rcl_cond_wait(pthread_cond_t *cond, pthread_mutex_t *lock);
+RCL_API int rcl_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *lock,
+                               const struct timespec *abstime);
+RCL_API int rcl_cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *lock, clockid_t clock,
+                               const struct timespec *abstime);
 
 /**
  * rcl_lock_assign - serve *lock on server number `server` (0 <= server < rcl_server_count()).

@@ -119,11 +119,16 @@ void rcl_config_load(struct rcl_config *cfg) {
     cfg->mode = RCL_MODE_DELEGATE;
     cfg->client_affinity = RCL_AFFINITY_AUTO;
     long nservers = 1, spin = 20000, server_spin = 100000;
+    long pool_max = 64, pool_spare = 1, pool_idle_ms = 1000, detect_us = 500;
 
     load_mode(cfg);
     load_int("RCL_SERVERS", 1, RCL_MAX_SERVERS, &nservers, "");
     load_int("RCL_SPIN_NS", 0, 1000000000L, &spin, " (nanoseconds)");
     load_int("RCL_SERVER_SPIN_NS", 0, 1000000000L, &server_spin, " (nanoseconds)");
+    load_int("RCL_POOL_MAX", 1, RCL_POOL_LIMIT, &pool_max, " (servicing threads per server)");
+    load_int("RCL_POOL_SPARE", 0, RCL_POOL_LIMIT, &pool_spare, " (idle spares kept)");
+    load_int("RCL_POOL_IDLE_MS", 1, 3600000, &pool_idle_ms, " (milliseconds)");
+    load_int("RCL_BLOCK_DETECT_US", 0, 1000000, &detect_us, " (microseconds; 0 disables)");
     load_server_cpus(cfg);
     load_affinity(cfg);
     cfg->cpu_kinds = getenv("RCL_CPU_KINDS");
@@ -137,4 +142,8 @@ void rcl_config_load(struct rcl_config *cfg) {
     if (cfg->nserver_cpus) cfg->nservers = cfg->nserver_cpus;
     cfg->spin_ns = (uint64_t)spin;
     cfg->server_spin_ns = (uint64_t)server_spin;
+    cfg->pool_max = (int)pool_max;
+    cfg->pool_spare = (int)pool_spare;
+    cfg->pool_idle_ns = (uint64_t)pool_idle_ms * 1000000u;
+    cfg->detect_ns = (uint64_t)detect_us * 1000u;
 }

@@ -238,7 +238,7 @@ static int delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, uint64_t *cs
     struct rcl_server *s = &rcl_rt.servers[server_index(lock)];
     struct rcl_server *self = rcl_self_server;
     if (self) {
-        if (self == s) return rcl_server_run_nested(s, lock, fn, ctx);
+        if (self == s) return rcl_server_run_nested(rcl_self_worker, lock, fn, ctx);
         nested_wait_begin(self, s);
     }
     struct rcl_mailbox *mb = client_mailbox(s);
@@ -269,6 +269,7 @@ static void after_fork_child(void) {
     pthread_mutex_init(&rt_init_lock, NULL);
     rt_generation++;
     rcl_self_server = NULL;
+    rcl_self_worker = NULL;
     tls_client = NULL;
     atomic_store_explicit(&rt_state, 0, memory_order_relaxed);
 }

@@ -4,8 +4,11 @@
  * config.c     reads the environment once into struct rcl_config (with one-line warnings).
  * placement.c  asks hwloc for core kinds and NUMA nodes and chooses the server CPUs.
  * mailbox.c    mailbox slots: allocation per (client thread, server), reuse on thread exit.
- * server.c     the server loop: scan, run, answer, park (its design comment explains the
+ * server.c     the polling loop: scan, run, answer, park (its design comment explains the
  *              mailbox protocol).
+ * pool.c       servicing threads: the pool per server, the polling role and its hand-over,
+ *              the blocking detector (its design comment explains that protocol).
+ * cond.c       rcl_cond_wait and friends.
  * delegate.c   start-up, lock-to-server mapping, the client side of rcl_delegate, modes,
  *              nesting, fork.
  */
@@ -43,6 +46,10 @@ struct rcl_config {
     enum rcl_client_affinity client_affinity;
     uint64_t spin_ns;        /* client spin before parking */
     uint64_t server_spin_ns; /* idle server spin before parking */
+    int pool_max;            /* servicing threads per server, at most */
+    int pool_spare;          /* idle spares a server keeps */
+    uint64_t pool_idle_ns;   /* a spare beyond pool_spare exits after this long idle */
+    uint64_t detect_ns;      /* blocking detector's period; 0: no detector */
 };
 
 /* Parse the environment into *cfg. Malformed values print one line on stderr and keep the
@@ -117,7 +124,39 @@ struct rcl_chunk {
 
 /* ------------------------------------------------------------------ servers */
 
-#define RCL_MAX_NEST 16
+#define RCL_MAX_NEST   16
+#define RCL_POOL_LIMIT 1024 /* largest RCL_POOL_MAX */
+
+/* A small lock for the pool's slow paths (not a pthread mutex: the profiler would report it as
+ * one of the program's locks). Acquire/release atomics, futex when contended. */
+typedef struct {
+    _Atomic uint32_t word; /* 0 free, 1 held, 2 held with waiters */
+} rcl_spin_t;
+RCL_HIDDEN void rcl_spin_lock(rcl_spin_t *l);
+RCL_HIDDEN void rcl_spin_unlock(rcl_spin_t *l);
+
+struct rcl_server;
+
+/* One servicing thread of a server (pool.c). Exactly one per server polls at a time. */
+struct rcl_worker {
+    struct rcl_server *s;
+    int id;
+    _Atomic int tid; /* its kernel thread id, once it runs (0 before) */
+    /* written by the worker, read by the blocking detector (relaxed; see pool.c) */
+    struct rcl_mailbox *_Atomic cur; /* top-level request being run, NULL between requests */
+    _Atomic uint64_t ncs;            /* requests started */
+    /* set under pool_lock by whoever takes the polling role away; read by the worker after
+     * each critical section */
+    _Atomic uint32_t lost;
+    _Atomic uint32_t wake;       /* futex: a spare is woken with 1 when it becomes the poller */
+    struct rcl_mailbox *busy_mb; /* the request it kept when it lost the role (pool_lock) */
+    struct rcl_worker *next;     /* spare stack or free list (pool_lock) */
+    uint64_t spare_since;        /* when it became a spare (pool_lock) */
+    /* private to the worker thread */
+    pthread_mutex_t *held; /* the current batch's mutex, taken by trylock, or NULL */
+    pthread_mutex_t *active[RCL_MAX_NEST]; /* locks whose CS is running, outermost first */
+    int nactive;
+} __attribute__((aligned(RCL_CACHE_LINE)));
 
 struct rcl_server {
     /* read-mostly by clients and the server */
@@ -126,7 +165,10 @@ struct rcl_server {
     struct rcl_chunk *chunks; /* first chunk; the list only grows */
     _Atomic uint32_t nslots;  /* slots [0, nslots) may be in use: the server scans those */
     pthread_mutex_t reg_lock; /* slot allocation and chunk growth */
-    pthread_t thread;
+    /* requests kept by workers that lost the polling role: the poller skips them (pool.c).
+     * Compact array; entries are added only while no worker is scanning. */
+    _Atomic uint32_t nbusy;
+    struct rcl_mailbox *_Atomic busy[RCL_POOL_LIMIT];
 
     /* written by the server when it parks, by a posting client when it wakes it */
     _Atomic uint32_t sleeping __attribute__((aligned(RCL_CACHE_LINE)));
@@ -134,26 +176,55 @@ struct rcl_server {
      * wake-up checks while this is 0 (client: RMW on its slow path; server: load after D2) */
     _Atomic uint32_t nparked;
 
+    /* the blocking detector parks while the poller does (1: parked) */
+    _Atomic uint32_t detector_parked;
+
     /* nested delegation: the server this one is waiting on (cycle detection) */
     struct rcl_server *_Atomic waiting_on __attribute__((aligned(RCL_CACHE_LINE)));
 
-    /* private to the server thread */
-    pthread_mutex_t *held; /* the current batch's mutex, taken by trylock, or NULL */
-    pthread_mutex_t *active[RCL_MAX_NEST]; /* locks whose CS is running, outermost first */
-    int nactive;
-    /* statistics, written only by the server (relaxed load + store: no RMW), read by tools */
+    /* the polling role (pool.c): changed only under pool_lock; NULL when every worker is
+     * blocked and the pool is at its limit */
+    struct rcl_worker *_Atomic poller;
+    rcl_spin_t pool_lock;
+    struct rcl_worker *spares; /* idle workers (pool_lock) */
+    struct rcl_worker *free;   /* structures of exited workers, reused (pool_lock) */
+    _Atomic uint32_t nworkers, nspares;
+    int next_id;
+
+    /* statistics, read by tools. served/idle_passes/parks are written by the poller only
+     * (relaxed load + store: no RMW); the others under pool_lock. */
     _Atomic uint64_t served;      /* requests answered */
     _Atomic uint64_t idle_passes; /* passes that found nothing to run */
     _Atomic uint64_t parks;       /* times parked */
+    _Atomic uint64_t handovers;   /* polling role handed over by a waiting CS (rcl_cond_*) */
+    _Atomic uint64_t detected;    /* ... by the blocking detector */
+    _Atomic uint64_t exhausted;   /* ... to nobody: the pool was at its limit */
 } __attribute__((aligned(RCL_CACHE_LINE)));
 
 RCL_HIDDEN void rcl_server_init(struct rcl_server *s, int index, int cpu);
 RCL_HIDDEN void rcl_server_start(struct rcl_server *s);
-/* Wake s if it parked; called by a client after it posted (pairs with the server's park). */
+/* Wake s's poller if it parked; called by a client after it posted (pairs with its park). */
 RCL_HIDDEN void rcl_server_kick(struct rcl_server *s);
-/* Run fn inline on the calling server thread (nested delegation to the same server). */
-RCL_HIDDEN int rcl_server_run_nested(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn,
+/* Run fn inline on the calling servicing thread (nested delegation to the same server). */
+RCL_HIDDEN int rcl_server_run_nested(struct rcl_worker *w, pthread_mutex_t *lock, rcl_cs_fn fn,
                                      void *ctx);
+/* A worker's life: poll while it holds the polling role, else wait in the pool (server.c). */
+RCL_HIDDEN void *rcl_worker_main(void *arg);
+
+/* pool.c */
+RCL_HIDDEN void rcl_pool_start(struct rcl_server *s);
+/* The polling loop saw w->lost: true if w still holds the role (a detector's false alarm). */
+RCL_HIDDEN bool rcl_pool_still_poller(struct rcl_worker *w);
+/* w lost the role and finished its request: leave the busy set; poll again if nobody does.
+ * Returns true when w is the poller again. */
+RCL_HIDDEN bool rcl_pool_return(struct rcl_worker *w);
+/* Wait as a spare until w is made the poller. Returns false when w should exit (shrink). */
+RCL_HIDDEN bool rcl_pool_wait_spare(struct rcl_worker *w);
+/* The running critical section of w is about to block (condition wait): hand the role over. */
+RCL_HIDDEN void rcl_pool_before_block(struct rcl_worker *w);
+/* The poller parked / unparked: lets the detector park with it. */
+RCL_HIDDEN void rcl_pool_poller_unparked(struct rcl_server *s);
+RCL_HIDDEN bool rcl_pool_is_busy(struct rcl_server *s, struct rcl_mailbox *mb, uint32_t nbusy);
 
 RCL_HIDDEN struct rcl_mailbox *rcl_mailbox_alloc(struct rcl_server *s);
 RCL_HIDDEN void rcl_mailbox_free(struct rcl_mailbox *mb);
@@ -171,6 +242,7 @@ struct rcl_runtime {
 
 extern RCL_HIDDEN struct rcl_runtime rcl_rt;
 extern RCL_HIDDEN __thread struct rcl_server *rcl_self_server; /* non-NULL on server threads */
+extern RCL_HIDDEN __thread struct rcl_worker *rcl_self_worker; /* its servicing-thread record */
 
 /* Start the runtime if it is not running (idempotent, thread-safe, fork-aware). */
 RCL_HIDDEN void rcl_runtime_ensure(void);

@@ -90,7 +90,8 @@
 
 struct pass {
     unsigned served;
-    unsigned blocked;   /* requests seen but skipped because a local holder had the mutex */
+    unsigned blocked;   /* requests seen but skipped: a local holder had the mutex, or a worker
+                           that lost the polling role still runs them */
     unsigned nanswered; /* answered since the last wake-up check */
     struct rcl_mailbox *answered[RCL_ANSWERED_MAX];
 };
@@ -101,52 +102,53 @@ static inline void stat_add(_Atomic uint64_t *c, uint64_t n) {
                           memory_order_relaxed);
 }
 
-static void release_held(struct rcl_server *s) {
-    if (s->held) pthread_mutex_unlock(s->held);
-    s->held = NULL;
+static void release_held(struct rcl_worker *w) {
+    if (w->held) pthread_mutex_unlock(w->held);
+    w->held = NULL;
 }
 
 /* Take lock for the batch of requests that follows in this pass; called only between critical
  * sections. The previous batch's mutex is released first: a critical section may itself lock
  * any other mutex (a nested pair, or a callee in an unconverted file), so the server must not
- * keep mutexes that no running critical section needs. false: a local holder has lock. */
-static bool try_take(struct rcl_server *s, pthread_mutex_t *lock) {
-    if (s->held == lock) return true;
-    release_held(s);
+ * keep mutexes that no running critical section needs. false: a local holder has lock (or a
+ * servicing thread whose critical section blocked). */
+static bool try_take(struct rcl_worker *w, pthread_mutex_t *lock) {
+    if (w->held == lock) return true;
+    release_held(w);
     int err = pthread_mutex_trylock(lock);
     if (err == EBUSY || err == EAGAIN) return false;
     if (err == EOWNERDEAD) /* robust mutex whose owner died: we own it now, as lock() would */
         pthread_mutex_consistent(lock);
     else if (err != 0)
-        rcl_die("server %d: pthread_mutex_trylock(%p) failed: %s", s->index, (void *)lock,
+        rcl_die("server %d: pthread_mutex_trylock(%p) failed: %s", w->s->index, (void *)lock,
                 strerror(err));
-    s->held = lock;
+    w->held = lock;
     return true;
 }
 
-static int run_cs(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {
-    if (s->nactive == RCL_MAX_NEST)
-        rcl_die("server %d: critical sections nested more than %d deep", s->index, RCL_MAX_NEST);
-    s->active[s->nactive++] = lock;
+static int run_cs(struct rcl_worker *w, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {
+    if (w->nactive == RCL_MAX_NEST)
+        rcl_die("server %d: critical sections nested more than %d deep", w->s->index, RCL_MAX_NEST);
+    w->active[w->nactive++] = lock;
     int r = fn(ctx);
-    s->nactive--;
+    w->nactive--;
     return r;
 }
 
-int rcl_server_run_nested(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {
-    for (int i = 0; i < s->nactive; i++)
-        if (s->active[i] == lock)
+int rcl_server_run_nested(struct rcl_worker *w, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {
+    for (int i = 0; i < w->nactive; i++)
+        if (w->active[i] == lock)
             rcl_die("rcl_delegate: a critical section of lock %p delegates another critical "
                     "section of the same lock (this self-deadlocks with a plain mutex)",
                     (void *)lock);
-    /* Not held by this server (only the running batch's mutex is, and it is active): take it
-     * for this one critical section. If a local holder has it, this blocks the server; see
-     * docs/runtime.md "Nested delegation". */
+    /* Not held by this worker (only the running batch's mutex is, and it is active): take it
+     * for this one critical section. If a local holder has it, this blocks the worker; the
+     * blocking detector then hands the polling role to another servicing thread (pool.c). */
     int err = pthread_mutex_lock(lock);
     if (err)
-        rcl_die("server %d: pthread_mutex_lock(%p) failed: %s", s->index, (void *)lock,
+        rcl_die("server %d: pthread_mutex_lock(%p) failed: %s", w->s->index, (void *)lock,
                 strerror(err));
-    int r = run_cs(s, lock, fn, ctx);
+    int r = run_cs(w, lock, fn, ctx);
     pthread_mutex_unlock(lock);
     return r;
 }
@@ -162,8 +164,14 @@ static inline void answer(struct rcl_server *s, struct pass *p, struct rcl_mailb
     if (p->nanswered == RCL_ANSWERED_MAX) flush_wakes(s, p);
 }
 
-static void scan(struct rcl_server *s, struct pass *p) {
+/* One pass over the mailboxes. Returns false when w lost the polling role during one of its
+ * critical sections (pool.c): it then runs no further request. */
+static bool scan(struct rcl_worker *w, struct pass *p) {
+    struct rcl_server *s = w->s;
     bool profiling = rcl_rt.prof_end != NULL;
+    /* The busy set only grows before a worker becomes the poller, so one look per pass is
+     * enough (pool.c, "Why no request is lost or run twice"). */
+    uint32_t nbusy = atomic_load_explicit(&s->nbusy, memory_order_acquire);
     uint32_t n = atomic_load_explicit(&s->nslots, memory_order_acquire); /* pairs: alloc */
     struct rcl_chunk *c = s->chunks;
     for (uint32_t base = 0; base < n; base += RCL_CHUNK_SLOTS) {
@@ -172,7 +180,17 @@ static void scan(struct rcl_server *s, struct pass *p) {
             struct rcl_mailbox *mb = &c->slot[i];
             rcl_cs_fn fn = atomic_load_explicit(&mb->fn, memory_order_acquire); /* pairs: post */
             if (!fn) continue;
-            if (!try_take(s, mb->lock)) {
+            if (nbusy) {
+                if (rcl_pool_is_busy(s, mb, nbusy)) {
+                    p->blocked++;
+                    continue;
+                }
+                /* Not busy: but its worker may have answered and left the set since our load
+                 * of fn. Having seen the set without it (acquire), reload fn. */
+                fn = atomic_load_explicit(&mb->fn, memory_order_acquire);
+                if (!fn) continue;
+            }
+            if (!try_take(w, mb->lock)) {
                 p->blocked++;
                 continue;
             }
@@ -181,17 +199,28 @@ static void scan(struct rcl_server *s, struct pass *p) {
              * awake. A relaxed look at nparked keeps this free while nobody parks. */
             if (p->nanswered && atomic_load_explicit(&s->nparked, memory_order_relaxed))
                 flush_wakes(s, p);
+            /* Tell the blocking detector which request runs (pool.c). */
+            atomic_store_explicit(&w->cur, mb, memory_order_relaxed);
+            atomic_store_explicit(&w->ncs, atomic_load_explicit(&w->ncs, memory_order_relaxed) + 1,
+                                  memory_order_relaxed);
+            atomic_signal_fence(memory_order_seq_cst);
             if (profiling) {
                 uint64_t t0 = rcl_now_ns();
-                int r = run_cs(s, mb->lock, fn, mb->ctx);
+                int r = run_cs(w, mb->lock, fn, mb->ctx);
                 answer(s, p, mb, r, rcl_now_ns() - t0);
             } else {
-                answer(s, p, mb, run_cs(s, mb->lock, fn, mb->ctx), 0);
+                answer(s, p, mb, run_cs(w, mb->lock, fn, mb->ctx), 0);
             }
             p->served++;
+            atomic_store_explicit(&w->cur, NULL, memory_order_relaxed);
+            atomic_signal_fence(memory_order_seq_cst); /* the load below stays after the store */
+            if (__builtin_expect(atomic_load_explicit(&w->lost, memory_order_relaxed), 0) &&
+                !rcl_pool_still_poller(w))
+                return false;
         }
         c = atomic_load_explicit(&c->next, memory_order_acquire);
     }
+    return true;
 }
 
 static void wake_one(struct rcl_mailbox *mb) {
@@ -228,12 +257,14 @@ static void park(struct rcl_server *s, unsigned blocked, uint64_t timeout_ns) {
     atomic_store_explicit(&s->sleeping, 1, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in rcl_server_kick */
     if (count_posted(s) > blocked) {           /* a request arrived after our last pass */
-        atomic_store_explicit(&s->sleeping, 0, memory_order_relaxed);
+        atomic_store_explicit(&s->sleeping, 0, memory_order_seq_cst);
+        rcl_pool_poller_unparked(s);
         return;
     }
     stat_add(&s->parks, 1);
     rcl_futex_wait(&s->sleeping, 1, timeout_ns);
-    atomic_store_explicit(&s->sleeping, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->sleeping, 0, memory_order_seq_cst);
+    rcl_pool_poller_unparked(s);
 }
 
 void rcl_server_kick(struct rcl_server *s) {
@@ -243,26 +274,23 @@ void rcl_server_kick(struct rcl_server *s) {
         rcl_futex_wake(&s->sleeping, 1);
 }
 
-static void *server_main(void *arg) {
-    struct rcl_server *s = arg;
-    char name[16];
-    snprintf(name, sizeof name, "rcl-server-%d", s->index);
-    pthread_setname_np(pthread_self(), name);
-    if (s->cpu >= 0 && rcl_placement_bind_self(&rcl_rt.pl, s->cpu) != 0)
-        rcl_warn("server %d: could not pin to CPU %d; running unpinned", s->index, s->cpu);
-    rcl_self_server = s;
-
+/* Poll while w holds the polling role. Returns when w lost it inside a critical section; the
+ * request it was running has been answered by then (its client woken). */
+static void poll_loop(struct rcl_worker *w) {
+    struct rcl_server *s = w->s;
     const uint64_t spin_ns = rcl_rt.cfg.server_spin_ns;
     uint64_t idle_since = 0, blocked_timeout = 50000;
     unsigned idle_passes = 0;
     for (;;) {
         struct pass p;
         p.served = p.blocked = p.nanswered = 0;
-        scan(s, &p);
-        release_held(s);
+        bool still = scan(w, &p);
+        release_held(w);
         if (p.served) {
-            stat_add(&s->served, p.served);
+            stat_add(&s->served, p.served); /* the new poller may add too: a lost count at
+                                               worst, this is a statistic */
             if (p.nanswered) flush_wakes(s, &p);
+            if (!still) return;
             idle_since = 0;
             blocked_timeout = 50000;
             continue;
@@ -283,6 +311,27 @@ static void *server_main(void *arg) {
             idle_since = 0;
         }
     }
+}
+
+void *rcl_worker_main(void *arg) {
+    struct rcl_worker *w = arg;
+    struct rcl_server *s = w->s;
+    char name[32];
+    if (w->id == 0)
+        snprintf(name, sizeof name, "rcl-server-%d", s->index);
+    else
+        snprintf(name, sizeof name, "rcl-server-%d.%d", s->index, w->id);
+    name[15] = '\0';
+    pthread_setname_np(pthread_self(), name);
+    atomic_store_explicit(&w->tid, (int)syscall(SYS_gettid), memory_order_relaxed);
+    if (s->cpu >= 0 && rcl_placement_bind_self(&rcl_rt.pl, s->cpu) != 0 && w->id == 0)
+        rcl_warn("server %d: could not pin to CPU %d; running unpinned", s->index, s->cpu);
+    rcl_self_server = s;
+    rcl_self_worker = w;
+    while (rcl_pool_wait_spare(w))
+        do
+            poll_loop(w);
+        while (rcl_pool_return(w));
     return NULL;
 }
 
@@ -297,10 +346,5 @@ void rcl_server_init(struct rcl_server *s, int index, int cpu) {
 }
 
 void rcl_server_start(struct rcl_server *s) {
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int err = pthread_create(&s->thread, &attr, server_main, s);
-    pthread_attr_destroy(&attr);
-    if (err) rcl_die("cannot start server %d: %s", s->index, strerror(err));
+    rcl_pool_start(s);
 }

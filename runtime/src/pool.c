@@ -1,0 +1,417 @@
+/*
+ * pool.c - servicing threads: blocking inside delegated critical sections.
+ *
+ * ==========================================================================================
+ * THE SERVICING-THREAD PROTOCOL
+ * ==========================================================================================
+ *
+ * A server is a set of servicing threads ("workers"), all pinned to the server's core, plus
+ * one blocking detector. Exactly one worker holds the POLLING ROLE at a time: it scans the
+ * mailboxes and runs critical sections (server.c). The role is the pointer s->poller, changed
+ * only under s->pool_lock. A critical section that blocks (a condition wait, read() on a pipe,
+ * a page fault, a nested lock held by a local thread) blocks its worker, not the server: the
+ * role moves to a spare worker, which goes on serving every other request.
+ *
+ * States of a worker:
+ *
+ *   SPARE    in s->spares, futex-waiting on w->wake; exits after RCL_POOL_IDLE_MS when more
+ *            than RCL_POOL_SPARE spares are idle (shrink).
+ *   POLLER   s->poller == w: scans, runs requests, parks when idle (server.c).
+ *   LOST     w->lost == 1 and s->poller != w: it still runs the one request it started
+ *            (w->busy_mb, listed in the server's busy set), possibly blocked inside it.
+ *
+ *   SPARE  -> POLLER  hand_over_locked() pops it (or creates it) and sets wake = 1.
+ *   POLLER -> LOST    hand_over_locked(), called by
+ *                       (a) the worker itself, in rcl_cond_wait & co. before it blocks
+ *                           (explicit: immediate), or
+ *                       (b) the blocking detector, when the poller has been inside the same
+ *                           request for a whole detector period and /proc says its thread
+ *                           is not running (unexpected blocking: system call, page fault).
+ *   LOST   -> POLLER  rcl_pool_return(), after it answered its request, if s->poller is NULL
+ *                     (the pool was at RCL_POOL_MAX when it blocked: nobody polled meanwhile).
+ *   LOST   -> SPARE   rcl_pool_return() otherwise.
+ *
+ * The detector is a SCHED_IDLE thread pinned to the server's core: the kernel runs it only
+ * when the core has nothing else to run, which is exactly when the poller blocked (a polling
+ * or computing poller is always runnable). It wakes every RCL_BLOCK_DETECT_US while the poller
+ * is awake, costs the poller nothing (an idle-policy thread does not preempt it), and parks
+ * with the poller when the server parks (detector_parked, a Dekker pair with s->sleeping).
+ * Unprivileged: SCHED_IDLE and /proc/self/task/<tid>/stat need no capability.
+ *
+ * Why no request is lost or run twice:
+ *   - Only the poller takes new requests. A request stays posted (fn != NULL) until the worker
+ *     that runs it answers, even after that worker lost the role. So the new poller must skip
+ *     it: hand_over_locked() adds the request to the busy set BEFORE it publishes the new
+ *     poller (release store of s->poller, and the futex wake), and the new poller reads the
+ *     busy set after it saw itself as poller (acquire). The LOST worker removes its entry
+ *     only AFTER it answered (fn = NULL, release). The poller looks a pending mailbox up in
+ *     the set and, when it is not there, loads fn AGAIN: not finding it means it saw the
+ *     removal (release stores in busy_remove, acquire loads in rcl_pool_is_busy), so the
+ *     reload sees the answer -- fn == NULL, or a new request posted after it, which it must
+ *     run. (Using the fn loaded before the look-up ran answered requests a second time; the
+ *     bounded-buffer test caught it.) Entries are added only by a hand-over, i.e. while no
+ *     worker scans, so a scan reads the set's size once, at the start of its pass.
+ *   - Exactly one poller: the role changes under pool_lock. A worker gives it up only in
+ *     hand_over_locked() or by returning as a spare; it takes it only when woken with
+ *     wake == 1 (set under pool_lock) or in rcl_pool_return() under pool_lock.
+ *   - The detector races with the poller finishing its request: the poller would leave the
+ *     critical section and scan on, while a new poller starts. The poller's side is free on
+ *     the fast path: after each request it stores cur = NULL and then loads lost (plain moves,
+ *     compiler barrier only). The detector stores lost = 1, then issues membarrier(2)
+ *     (PRIVATE_EXPEDITED: a full barrier on every running thread of the process), then
+ *     re-reads cur/ncs. If the poller is still in the same request, its later load of lost
+ *     is ordered after the barrier and sees 1, so it will stop; the hand-over proceeds. If it
+ *     already left (cur/ncs changed), the detector resets lost under pool_lock and hands
+ *     nothing over; a poller that saw lost == 1 meanwhile asks rcl_pool_still_poller(), which
+ *     takes pool_lock and finds it still holds the role. Without membarrier(2) (old kernels)
+ *     the detector is off and only explicit condition waits hand the role over.
+ *   - Mutual exclusion is unchanged: a LOST worker keeps the batch mutex it held (server.c
+ *     runs a request only while holding its mutex), so the new poller's trylock fails for
+ *     that lock, and requests for that lock wait while requests for other locks go on. A
+ *     condition wait releases the mutex inside pthread_cond_wait, so other critical sections
+ *     of that lock -- delegated or local -- run, and may signal.
+ *   - Parked clients: the worker that answers a request wakes its client (server.c's
+ *     flush_wakes), whichever state it is in.
+ * ==========================================================================================
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/membarrier.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+__thread struct rcl_worker *rcl_self_worker;
+
+/* ------------------------------------------------------------------ the pool's lock */
+
+void rcl_spin_lock(rcl_spin_t *l) {
+    uint32_t c = 0;
+    if (atomic_compare_exchange_strong_explicit(&l->word, &c, 1, memory_order_acquire,
+                                                memory_order_relaxed))
+        return;
+    for (int i = 0; i < 100; i++) { /* held for a few hundred ns at most: spin a little */
+        rcl_cpu_relax();
+        c = 0;
+        if (atomic_compare_exchange_weak_explicit(&l->word, &c, 1, memory_order_acquire,
+                                                  memory_order_relaxed))
+            return;
+    }
+    while (atomic_exchange_explicit(&l->word, 2, memory_order_acquire) != 0)
+        rcl_futex_wait(&l->word, 2, 0);
+}
+
+void rcl_spin_unlock(rcl_spin_t *l) {
+    if (atomic_exchange_explicit(&l->word, 0, memory_order_release) == 2)
+        rcl_futex_wake(&l->word, 1);
+}
+
+/* ------------------------------------------------------------------ membarrier */
+
+static int barrier_cmd = -1; /* -1: not probed; 0: unavailable */
+
+static void barrier_init(void) {
+    long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    if (q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+        syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+        barrier_cmd = MEMBARRIER_CMD_PRIVATE_EXPEDITED;
+    else if (q > 0 && (q & MEMBARRIER_CMD_GLOBAL))
+        barrier_cmd = MEMBARRIER_CMD_GLOBAL;
+    else
+        barrier_cmd = 0;
+}
+
+/* ------------------------------------------------------------------ the busy set */
+
+static void busy_add(struct rcl_server *s, struct rcl_mailbox *mb) {
+    uint32_t n = atomic_load_explicit(&s->nbusy, memory_order_relaxed);
+    atomic_store_explicit(&s->busy[n], mb, memory_order_relaxed);
+    atomic_store_explicit(&s->nbusy, n + 1, memory_order_release); /* pairs: scan() acquire */
+}
+
+/* Swap-with-last: a concurrent reader that loaded the old count still finds every remaining
+ * entry (the last slot keeps its value), and may see the removed one (a skip: delay only).
+ * A reader that misses mb saw one of these release stores (or a count without mb), so its next
+ * load of mb->fn sees the answer, which came before the removal. */
+static void busy_remove(struct rcl_server *s, struct rcl_mailbox *mb) {
+    uint32_t n = atomic_load_explicit(&s->nbusy, memory_order_relaxed);
+    for (uint32_t i = 0; i < n; i++)
+        if (atomic_load_explicit(&s->busy[i], memory_order_relaxed) == mb) {
+            atomic_store_explicit(&s->busy[i],
+                                  atomic_load_explicit(&s->busy[n - 1], memory_order_relaxed),
+                                  memory_order_release); /* pairs: rcl_pool_is_busy */
+            atomic_store_explicit(&s->nbusy, n - 1, memory_order_release);
+            return;
+        }
+}
+
+bool rcl_pool_is_busy(struct rcl_server *s, struct rcl_mailbox *mb, uint32_t nbusy) {
+    for (uint32_t i = 0; i < nbusy; i++)
+        if (atomic_load_explicit(&s->busy[i], memory_order_acquire) == mb) return true;
+    return false;
+}
+
+/* ------------------------------------------------------------------ workers */
+
+static inline void stat_inc(_Atomic uint64_t *c) { /* under pool_lock */
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
+/* A new worker, made the poller. pool_lock held. NULL (poller unchanged) if no thread can be
+ * made. */
+static struct rcl_worker *create_worker(struct rcl_server *s) {
+    struct rcl_worker *w = s->free;
+    if (w)
+        s->free = w->next;
+    else if (posix_memalign((void **)&w, RCL_CACHE_LINE, sizeof *w) != 0)
+        return NULL;
+    /* Field by field, atomics atomically: the detector may still look at a reused structure
+     * it saw as poller long ago (it only compares and reads atomics). */
+    w->s = s;
+    w->id = s->next_id++;
+    atomic_store_explicit(&w->tid, 0, memory_order_relaxed);
+    atomic_store_explicit(&w->cur, NULL, memory_order_relaxed);
+    atomic_store_explicit(&w->ncs, 0, memory_order_relaxed);
+    atomic_store_explicit(&w->lost, 0, memory_order_relaxed);
+    atomic_store_explicit(&w->wake, 1, memory_order_relaxed);
+    w->busy_mb = NULL;
+    w->next = NULL;
+    w->spare_since = 0;
+    w->held = NULL;
+    w->nactive = 0;
+
+    /* Explicit scheduling: a worker made by the SCHED_IDLE detector must not inherit it. */
+    pthread_attr_t attr;
+    struct sched_param sp = {0};
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+    pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
+    pthread_attr_setschedparam(&attr, &sp);
+    /* The poller from the thread's first instruction on (rcl_pool_before_block reads it). */
+    struct rcl_worker *prev = atomic_load_explicit(&s->poller, memory_order_relaxed);
+    atomic_store_explicit(&s->poller, w, memory_order_release);
+    pthread_t t;
+    int err = pthread_create(&t, &attr, rcl_worker_main, w);
+    pthread_attr_destroy(&attr);
+    if (err) {
+        atomic_store_explicit(&s->poller, prev, memory_order_release);
+        static _Atomic int warned;
+        if (!atomic_exchange(&warned, 1))
+            rcl_warn("server %d: cannot start a servicing thread: %s", s->index, strerror(err));
+        w->next = s->free;
+        s->free = w;
+        return NULL;
+    }
+    atomic_fetch_add_explicit(&s->nworkers, 1, memory_order_relaxed);
+    return w;
+}
+
+/* Move the polling role from w (the poller, running request mb) to a spare. pool_lock held. */
+static void hand_over_locked(struct rcl_server *s, struct rcl_worker *w, struct rcl_mailbox *mb) {
+    atomic_store_explicit(&w->lost, 1, memory_order_relaxed);
+    w->busy_mb = mb;
+    if (mb) busy_add(s, mb);
+    struct rcl_worker *y = s->spares;
+    if (y) {
+        s->spares = y->next;
+        atomic_fetch_sub_explicit(&s->nspares, 1, memory_order_relaxed);
+        atomic_store_explicit(&s->poller, y, memory_order_release);
+        atomic_store_explicit(&y->wake, 1, memory_order_release); /* pairs: wait_spare */
+        rcl_futex_wake(&y->wake, 1);
+        return;
+    }
+    /* A new worker starts with wake == 1 and polls at once. Setting wake again here would be
+     * wrong: the thread may already have consumed it, and a stale wake == 1 would later let it
+     * poll beside the real poller. */
+    if (atomic_load_explicit(&s->nworkers, memory_order_relaxed) < (uint32_t)rcl_rt.cfg.pool_max)
+        y = create_worker(s); /* publishes itself as the poller before its thread starts */
+    if (!y) {
+        stat_inc(&s->exhausted);
+        atomic_store_explicit(&s->poller, NULL, memory_order_release);
+    }
+}
+
+void rcl_pool_before_block(struct rcl_worker *w) {
+    struct rcl_server *s = w->s;
+    if (atomic_load_explicit(&s->poller, memory_order_relaxed) != w) return; /* already LOST */
+    rcl_spin_lock(&s->pool_lock);
+    if (atomic_load_explicit(&s->poller, memory_order_relaxed) == w) {
+        hand_over_locked(s, w, atomic_load_explicit(&w->cur, memory_order_relaxed));
+        stat_inc(&s->handovers);
+    }
+    rcl_spin_unlock(&s->pool_lock);
+}
+
+bool rcl_pool_still_poller(struct rcl_worker *w) {
+    struct rcl_server *s = w->s;
+    rcl_spin_lock(&s->pool_lock);
+    bool still = atomic_load_explicit(&s->poller, memory_order_relaxed) == w;
+    if (still) atomic_store_explicit(&w->lost, 0, memory_order_relaxed); /* false alarm */
+    rcl_spin_unlock(&s->pool_lock);
+    return still;
+}
+
+bool rcl_pool_return(struct rcl_worker *w) {
+    struct rcl_server *s = w->s;
+    rcl_spin_lock(&s->pool_lock);
+    if (w->busy_mb) busy_remove(s, w->busy_mb); /* after the answer: see the design comment */
+    w->busy_mb = NULL;
+    atomic_store_explicit(&w->lost, 0, memory_order_relaxed);
+    bool poll = atomic_load_explicit(&s->poller, memory_order_relaxed) == NULL;
+    if (poll) {
+        atomic_store_explicit(&s->poller, w, memory_order_release);
+    } else {
+        w->next = s->spares;
+        s->spares = w;
+        w->spare_since = rcl_now_ns();
+        atomic_fetch_add_explicit(&s->nspares, 1, memory_order_relaxed);
+    }
+    rcl_spin_unlock(&s->pool_lock);
+    /* The poller may be parked with requests it skipped because of our busy entry. */
+    rcl_server_kick(s);
+    return poll;
+}
+
+bool rcl_pool_wait_spare(struct rcl_worker *w) {
+    struct rcl_server *s = w->s;
+    const uint64_t idle_ns = rcl_rt.cfg.pool_idle_ns;
+    for (;;) {
+        if (atomic_load_explicit(&w->wake, memory_order_acquire)) { /* pairs: hand-over */
+            atomic_store_explicit(&w->wake, 0, memory_order_relaxed);
+            return true;
+        }
+        rcl_futex_wait(&w->wake, 0, idle_ns);
+        if (atomic_load_explicit(&w->wake, memory_order_acquire)) continue;
+        /* Timed out (or a spurious return): shrink if enough spares remain and we idled long
+         * enough. We are still in s->spares: unlink ourselves. */
+        bool leave = false;
+        rcl_spin_lock(&s->pool_lock);
+        if (!atomic_load_explicit(&w->wake, memory_order_relaxed) &&
+            atomic_load_explicit(&s->nspares, memory_order_relaxed) >
+                (uint32_t)rcl_rt.cfg.pool_spare &&
+            rcl_now_ns() - w->spare_since >= idle_ns) {
+            for (struct rcl_worker **pp = &s->spares; *pp; pp = &(*pp)->next)
+                if (*pp == w) {
+                    *pp = w->next;
+                    leave = true;
+                    break;
+                }
+            if (leave) {
+                atomic_fetch_sub_explicit(&s->nspares, 1, memory_order_relaxed);
+                atomic_fetch_sub_explicit(&s->nworkers, 1, memory_order_relaxed);
+                w->next = s->free; /* the structure is reused, never freed: the detector may */
+                s->free = w;       /* still read it */
+            }
+        }
+        rcl_spin_unlock(&s->pool_lock);
+        if (leave) return false;
+    }
+}
+
+/* ------------------------------------------------------------------ the blocking detector */
+
+/* Whether thread tid is not running or runnable (sleeping, in disk wait, stopped). */
+static bool thread_blocked(int tid) {
+    if (tid <= 0) return false;
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return false;
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* "tid (comm) S ...": comm may contain ')' */
+    return p && p[1] == ' ' && p[2] && p[2] != 'R';
+}
+
+static void detected_handover(struct rcl_server *s, struct rcl_worker *w, struct rcl_mailbox *mb,
+                              uint64_t ncs) {
+    rcl_spin_lock(&s->pool_lock);
+    if (atomic_load_explicit(&s->poller, memory_order_relaxed) == w) {
+        atomic_store_explicit(&w->lost, 1, memory_order_seq_cst);
+        syscall(SYS_membarrier, barrier_cmd, 0, 0); /* see "Why no request is ... run twice" */
+        if (atomic_load_explicit(&w->cur, memory_order_relaxed) == mb &&
+            atomic_load_explicit(&w->ncs, memory_order_relaxed) == ncs) {
+            hand_over_locked(s, w, mb);
+            stat_inc(&s->detected);
+        } else {
+            atomic_store_explicit(&w->lost, 0, memory_order_relaxed);
+        }
+    }
+    rcl_spin_unlock(&s->pool_lock);
+}
+
+void rcl_pool_poller_unparked(struct rcl_server *s) {
+    atomic_thread_fence(memory_order_seq_cst); /* pairs with the detector's fence */
+    if (atomic_load_explicit(&s->detector_parked, memory_order_relaxed) &&
+        atomic_exchange_explicit(&s->detector_parked, 0, memory_order_relaxed))
+        rcl_futex_wake(&s->detector_parked, 1);
+}
+
+static void *detector_main(void *arg) {
+    struct rcl_server *s = arg;
+    char name[32];
+    snprintf(name, sizeof name, "rcl-server-%dw", s->index);
+    name[15] = '\0';
+    pthread_setname_np(pthread_self(), name);
+    if (s->cpu >= 0) rcl_placement_bind_self(&rcl_rt.pl, s->cpu);
+    struct sched_param sp = {0};
+    pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp); /* best effort */
+
+    const uint64_t period = rcl_rt.cfg.detect_ns;
+    const struct timespec ts = {(time_t)(period / 1000000000u), (long)(period % 1000000000u)};
+    struct rcl_worker *last = NULL;
+    uint64_t last_ncs = 0;
+    for (;;) {
+        if (atomic_load_explicit(&s->sleeping, memory_order_relaxed)) { /* the poller parked */
+            atomic_store_explicit(&s->detector_parked, 1, memory_order_relaxed);
+            atomic_thread_fence(memory_order_seq_cst); /* pairs: rcl_pool_poller_unparked */
+            if (atomic_load_explicit(&s->sleeping, memory_order_relaxed))
+                rcl_futex_wait(&s->detector_parked, 1, 0);
+            atomic_store_explicit(&s->detector_parked, 0, memory_order_relaxed);
+            last = NULL;
+            continue;
+        }
+        clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+        struct rcl_worker *w = atomic_load_explicit(&s->poller, memory_order_acquire);
+        struct rcl_mailbox *mb = w ? atomic_load_explicit(&w->cur, memory_order_relaxed) : NULL;
+        uint64_t ncs = w ? atomic_load_explicit(&w->ncs, memory_order_relaxed) : 0;
+        if (mb && w == last && ncs == last_ncs &&
+            thread_blocked(atomic_load_explicit(&w->tid, memory_order_relaxed))) {
+            detected_handover(s, w, mb, ncs);
+            last = NULL;
+            continue;
+        }
+        last = mb ? w : NULL;
+        last_ncs = ncs;
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ start */
+
+void rcl_pool_start(struct rcl_server *s) {
+    if (barrier_cmd < 0) barrier_init(); /* under rt_init_lock: start-up is serialised */
+    rcl_spin_lock(&s->pool_lock);
+    if (!create_worker(s)) rcl_die("cannot start server %d", s->index);
+    rcl_spin_unlock(&s->pool_lock);
+    if (!rcl_rt.cfg.detect_ns) return;
+    if (!barrier_cmd) {
+        rcl_warn("server %d: membarrier(2) is unavailable: critical sections that block "
+                 "without rcl_cond_wait stall their server",
+                 s->index);
+        return;
+    }
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t t;
+    int err = pthread_create(&t, &attr, detector_main, s);
+    pthread_attr_destroy(&attr);
+    if (err) rcl_warn("server %d: cannot start the blocking detector: %s", s->index, strerror(err));
+}

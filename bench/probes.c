@@ -8,6 +8,11 @@
  *                waits: server time per request, in ns and TSC cycles
  *   futex-wake   latency from FUTEX_WAKE to the woken thread running (what a parked client
  *                pays; the client spin budget RCL_SPIN_NS is chosen from it)
+ *   cond-handoff two threads pass a turn back and forth through one mutex and condition
+ *                variable: each pass is a critical section that waits until it is its turn,
+ *                gives the turn away and signals. pthread: plain lock/wait/signal, threads on
+ *                the two CPUs; rcl: the same critical section delegated (rcl_cond_wait, the
+ *                waiting section parks its servicing thread), both threads on the client CPU.
  *
  * Each probe reports the median of R repetitions. Output: a readable table, or --json.
  * The client runs on --client-cpu, the server on --server-cpu (RCL_SERVER_CPUS is set to it).
@@ -175,6 +180,55 @@ static double probe_futex_wake(void) {
     return median(lat, rounds);
 }
 
+/* ---------------------------------------------------------------- condition hand-off */
+
+static pthread_mutex_t turn_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t turn_cond = PTHREAD_COND_INITIALIZER;
+static int turn; /* protected by turn_lock */
+
+struct turn_taker {
+    int me, cpu, rounds, delegated;
+};
+
+static int take_turn(void *arg) {
+    int me = *(int *)arg;
+    while (turn != me)
+        rcl_cond_wait(&turn_cond, &turn_lock); /* pthread_cond_wait when not on a server */
+    turn = !me;
+    pthread_cond_signal(&turn_cond);
+    return 0;
+}
+
+static void *turn_thread(void *arg) {
+    struct turn_taker *t = arg;
+    pin(t->cpu);
+    for (int i = 0; i < t->rounds; i++) {
+        if (t->delegated) {
+            rcl_delegate(&turn_lock, take_turn, &t->me);
+        } else {
+            pthread_mutex_lock(&turn_lock);
+            take_turn(&t->me);
+            pthread_mutex_unlock(&turn_lock);
+        }
+    }
+    return NULL;
+}
+
+/* ns per hand-off (one wait satisfied by the other thread's signal). */
+static double probe_cond_handoff(int delegated) {
+    const int rounds = delegated ? 5000 : 20000;
+    struct turn_taker t[2] = {{0, client_cpu, rounds, delegated},
+                              {1, delegated ? client_cpu : server_cpu, rounds, delegated}};
+    pthread_t th[2];
+    turn = 0;
+    uint64_t t0 = rcl_now_ns();
+    for (int i = 0; i < 2; i++)
+        pthread_create(&th[i], NULL, turn_thread, &t[i]);
+    for (int i = 0; i < 2; i++)
+        pthread_join(th[i], NULL);
+    return (double)(rcl_now_ns() - t0) / (2.0 * rounds);
+}
+
 int main(int argc, char **argv) {
     int json = 0;
     for (int i = 1; i < argc; i++) {
@@ -213,18 +267,27 @@ int main(int argc, char **argv) {
         dg[r] = probe_delegate();
         cap[r] = probe_capacity();
     }
-    for (int r = 0; r < reps; r++)
+    double cp[101], cr[101];
+    for (int r = 0; r < reps; r++) {
         fw[r] = probe_futex_wake();
+        cp[r] = probe_cond_handoff(0);
+        cr[r] = probe_cond_handoff(1);
+    }
     double pingpong = median(pp, reps), delegate = median(dg, reps), capacity = median(cap, reps),
-           fwake = median(fw, reps);
+           fwake = median(fw, reps), cond_pthread = median(cp, reps), cond_rcl = median(cr, reps);
+    struct rcl_server *srv = rcl__server(0);
     if (json) {
         printf("{\"client_cpu\": %d, \"server_cpu\": %d, \"reps\": %d, \"tsc_per_ns\": %.3f,\n"
                " \"pingpong_rtt_ns\": %.1f, \"delegate_rtt_ns\": %.1f, \"delegate_over_pingpong\": "
                "%.2f,\n \"capacity_slots\": %d, \"server_ns_per_request\": %.2f, "
                "\"server_cycles_per_request\": %.1f, \"server_mrequests_s\": %.2f,\n"
-               " \"futex_wake_ns\": %.0f}\n",
+               " \"futex_wake_ns\": %.0f, \"cond_handoff_pthread_ns\": %.0f, "
+               "\"cond_handoff_rcl_ns\": %.0f,\n \"blocking_detector\": %s, "
+               "\"servicing_threads\": %u, \"handovers\": %lu}\n",
                client_cpu, server_cpu, reps, tsc_per_ns, pingpong, delegate, delegate / pingpong,
-               capacity_slots, capacity, capacity * tsc_per_ns, 1e3 / capacity, fwake);
+               capacity_slots, capacity, capacity * tsc_per_ns, 1e3 / capacity, fwake, cond_pthread,
+               cond_rcl, rcl_rt.cfg.detect_ns ? "true" : "false", atomic_load(&srv->nworkers),
+               (unsigned long)atomic_load(&srv->handovers));
         return 0;
     }
     printf("probe                     median of %d   (client CPU %d, server CPU %d)\n", reps,
@@ -238,5 +301,10 @@ int main(int argc, char **argv) {
     printf("  (server idle passes per request during the capacity probe: %.3f)\n",
            capacity_idle_share);
     printf("futex wake-up latency     %8.0f ns\n", fwake);
+    printf("condition hand-off        %8.0f ns pthread, %.0f ns delegated (rcl_cond_wait)\n",
+           cond_pthread, cond_rcl);
+    printf("  (blocking detector %s; %u servicing threads; %lu hand-overs)\n",
+           rcl_rt.cfg.detect_ns ? "on" : "off", atomic_load(&srv->nworkers),
+           (unsigned long)atomic_load(&srv->handovers));
     return 0;
 }

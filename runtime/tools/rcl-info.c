@@ -64,8 +64,12 @@ int main(int argc, char **argv) {
         }
         printf("],\n \"placement\": \"%s\", \"clients_excluded\": %s, \"client_cpus\": \"%s\",\n",
                pl.why, pl.exclude_clients ? "true" : "false", clients);
-        printf(" \"client_spin_ns\": %llu, \"server_spin_ns\": %llu}\n",
-               (unsigned long long)cfg.spin_ns, (unsigned long long)cfg.server_spin_ns);
+        printf(" \"client_spin_ns\": %llu, \"server_spin_ns\": %llu,\n"
+               " \"pool_max\": %d, \"pool_spare\": %d, \"pool_idle_ms\": %llu, "
+               "\"block_detect_us\": %llu}\n",
+               (unsigned long long)cfg.spin_ns, (unsigned long long)cfg.server_spin_ns,
+               cfg.pool_max, cfg.pool_spare, (unsigned long long)(cfg.pool_idle_ns / 1000000u),
+               (unsigned long long)(cfg.detect_ns / 1000u));
         rcl_placement_fini(&pl);
         return 0;
     }
@@ -87,6 +91,13 @@ int main(int argc, char **argv) {
            pl.exclude_clients ? "kept off the server CPUs" : "not moved", clients);
     printf("waiting:   clients spin %llu ns then park; idle servers spin %llu ns then park\n",
            (unsigned long long)cfg.spin_ns, (unsigned long long)cfg.server_spin_ns);
+    printf("blocking:  up to %d servicing threads per server, %d idle spare(s) kept %llu ms\n",
+           cfg.pool_max, cfg.pool_spare, (unsigned long long)(cfg.pool_idle_ns / 1000000u));
+    if (cfg.detect_ns)
+        printf("           blocking detector checks every %llu us\n",
+               (unsigned long long)(cfg.detect_ns / 1000u));
+    else
+        printf("           blocking detector off (only rcl_cond_wait hands the server over)\n");
     rcl_placement_fini(&pl);
     return 0;
 }

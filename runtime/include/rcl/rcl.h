@@ -31,6 +31,10 @@
  *         RCL_LOCK_SERVERS   name=server pairs: "cache_lock=0,stats_lock=1"
  *         RCL_SPIN_NS        how long a waiting client spins before it parks
  *         RCL_SERVER_SPIN_NS how long an idle server spins before it parks
+ *         RCL_POOL_MAX       servicing threads per server (blocking critical sections)
+ *         RCL_POOL_SPARE     idle spare servicing threads a server keeps
+ *         RCL_POOL_IDLE_MS   how long a spare beyond RCL_POOL_SPARE idles before it exits
+ *         RCL_BLOCK_DETECT_US period of the blocking detector (0: off)
  *     A malformed value produces one line on stderr naming the variable and what it accepts,
  *     and the default is used.
  *

@@ -1,4 +1,4 @@
-# lit configuration shared by every suite: runtime/, rewriter/, profiler/, e2e/.
+# lit configuration shared by every suite: runtime/, rewriter/, profiler/, cli/, e2e/.
 import os
 import shutil
 
@@ -42,6 +42,8 @@ config.substitutions.append(("%rcl-rewrite", os.path.join(obj, "rewriter", "rcl-
 config.substitutions.append(("%rcl-cc", os.path.join(obj, "rewriter", "rcl-cc")))
 config.substitutions.append(("%rcl-prof", os.path.join(obj, "profiler", "rcl-prof")))
 config.substitutions.append(("%librcl-prof", os.path.join(obj, "profiler", "librcl-prof.so")))
+# The workflow command; a pattern, so it never eats the %rcl-* and %rcl_* names above.
+config.substitutions.append((r"%rcl(?![-\w])", os.path.join(obj, "cli", "rcl")))
 config.substitutions.append(("FileCheck", config.filecheck))
 config.substitutions.append(("%python", shutil.which("python3") or "python3"))
 

@@ -11,8 +11,9 @@
  *   cond-handoff two threads pass a turn back and forth through one mutex and condition
  *                variable: each pass is a critical section that waits until it is its turn,
  *                gives the turn away and signals. pthread: plain lock/wait/signal, threads on
- *                the two CPUs; rcl: the same critical section delegated (rcl_cond_wait, the
- *                waiting section parks its servicing thread), both threads on the client CPU.
+ *                the two CPUs, and both on the client CPU; rcl: the same critical section
+ *                delegated (rcl_cond_wait: the waiting section parks its servicing thread and
+ *                another one serves), both threads on the client CPU (the server has the other).
  *
  * Each probe reports the median of R repetitions. Output: a readable table, or --json.
  * The client runs on --client-cpu, the server on --server-cpu (RCL_SERVER_CPUS is set to it).
@@ -215,10 +216,10 @@ static void *turn_thread(void *arg) {
 }
 
 /* ns per hand-off (one wait satisfied by the other thread's signal). */
-static double probe_cond_handoff(int delegated) {
+static double probe_cond_handoff(int delegated, int same_cpu) {
     const int rounds = delegated ? 5000 : 20000;
     struct turn_taker t[2] = {{0, client_cpu, rounds, delegated},
-                              {1, delegated ? client_cpu : server_cpu, rounds, delegated}};
+                              {1, same_cpu ? client_cpu : server_cpu, rounds, delegated}};
     pthread_t th[2];
     turn = 0;
     uint64_t t0 = rcl_now_ns();
@@ -267,14 +268,16 @@ int main(int argc, char **argv) {
         dg[r] = probe_delegate();
         cap[r] = probe_capacity();
     }
-    double cp[101], cr[101];
+    double cp[101], c1[101], cr[101];
     for (int r = 0; r < reps; r++) {
         fw[r] = probe_futex_wake();
-        cp[r] = probe_cond_handoff(0);
-        cr[r] = probe_cond_handoff(1);
+        cp[r] = probe_cond_handoff(0, 0);
+        c1[r] = probe_cond_handoff(0, 1);
+        cr[r] = probe_cond_handoff(1, 1);
     }
     double pingpong = median(pp, reps), delegate = median(dg, reps), capacity = median(cap, reps),
-           fwake = median(fw, reps), cond_pthread = median(cp, reps), cond_rcl = median(cr, reps);
+           fwake = median(fw, reps), cond_pthread = median(cp, reps),
+           cond_pthread1 = median(c1, reps), cond_rcl = median(cr, reps);
     struct rcl_server *srv = rcl__server(0);
     if (json) {
         printf("{\"client_cpu\": %d, \"server_cpu\": %d, \"reps\": %d, \"tsc_per_ns\": %.3f,\n"
@@ -282,12 +285,13 @@ int main(int argc, char **argv) {
                "%.2f,\n \"capacity_slots\": %d, \"server_ns_per_request\": %.2f, "
                "\"server_cycles_per_request\": %.1f, \"server_mrequests_s\": %.2f,\n"
                " \"futex_wake_ns\": %.0f, \"cond_handoff_pthread_ns\": %.0f, "
-               "\"cond_handoff_rcl_ns\": %.0f,\n \"blocking_detector\": %s, "
+               "\"cond_handoff_pthread_one_cpu_ns\": %.0f, \"cond_handoff_rcl_ns\": %.0f,\n"
+               " \"blocking_detector\": %s, "
                "\"servicing_threads\": %u, \"handovers\": %lu}\n",
                client_cpu, server_cpu, reps, tsc_per_ns, pingpong, delegate, delegate / pingpong,
                capacity_slots, capacity, capacity * tsc_per_ns, 1e3 / capacity, fwake, cond_pthread,
-               cond_rcl, rcl_rt.cfg.detect_ns ? "true" : "false", atomic_load(&srv->nworkers),
-               (unsigned long)atomic_load(&srv->handovers));
+               cond_pthread1, cond_rcl, rcl_rt.cfg.detect_ns ? "true" : "false",
+               atomic_load(&srv->nworkers), (unsigned long)atomic_load(&srv->handovers));
         return 0;
     }
     printf("probe                     median of %d   (client CPU %d, server CPU %d)\n", reps,
@@ -301,8 +305,9 @@ int main(int argc, char **argv) {
     printf("  (server idle passes per request during the capacity probe: %.3f)\n",
            capacity_idle_share);
     printf("futex wake-up latency     %8.0f ns\n", fwake);
-    printf("condition hand-off        %8.0f ns pthread, %.0f ns delegated (rcl_cond_wait)\n",
-           cond_pthread, cond_rcl);
+    printf("condition hand-off        %8.0f ns pthread (2 CPUs), %.0f ns pthread (1 CPU), %.0f ns "
+           "delegated (rcl_cond_wait)\n",
+           cond_pthread, cond_pthread1, cond_rcl);
     printf("  (blocking detector %s; %u servicing threads; %lu hand-overs)\n",
            rcl_rt.cfg.detect_ns ? "on" : "off", atomic_load(&srv->nworkers),
            (unsigned long)atomic_load(&srv->handovers));

@@ -296,8 +296,13 @@ static void poll_loop(struct rcl_worker *w) {
             continue;
         }
         /* Idle pass: one pause, and a clock read only every 64 passes, so that a request
-         * posted now is seen within about one scan. */
-        rcl_cpu_relax();
+         * posted now is seen within about one scan. While servicing threads of this server
+         * are inside blocked critical sections, one of them may have been woken (a signal):
+         * it runs on this core and must not wait for the spin to run out, so yield instead. */
+        if (atomic_load_explicit(&s->nbusy, memory_order_relaxed))
+            sched_yield();
+        else
+            rcl_cpu_relax();
         stat_add(&s->idle_passes, 1);
         if (++idle_passes % 64) continue;
         uint64_t now = rcl_now_ns();

@@ -285,6 +285,8 @@ static void runtime_start(void) {
         rcl_rt.prof_end = (rcl_prof_cs_end_fn)dlsym(RTLD_DEFAULT, RCL_PROF_CS_END_SYMBOL);
         if (!rcl_rt.prof_begin || !rcl_rt.prof_end)
             rcl_rt.prof_begin = NULL, rcl_rt.prof_end = NULL;
+        rcl_rt.prof_server_thread =
+            (rcl_prof_server_thread_fn)dlsym(RTLD_DEFAULT, RCL_PROF_SERVER_THREAD_SYMBOL);
     }
     /* (after a fork the configuration and placement are inherited as they were) */
     rcl_rt.nservers = rcl_rt.pl.nservers;

@@ -238,6 +238,7 @@ struct rcl_runtime {
     struct rcl_server *servers;
     rcl_prof_cs_begin_fn prof_begin; /* profiler hooks, NULL unless preloaded */
     rcl_prof_cs_end_fn prof_end;
+    rcl_prof_server_thread_fn prof_server_thread; /* NULL unless a profiler defines it */
 };
 
 extern RCL_HIDDEN struct rcl_runtime rcl_rt;

@@ -359,6 +359,7 @@ static void *detector_main(void *arg) {
     snprintf(name, sizeof name, "rcl-server-%dw", s->index);
     name[15] = '\0';
     pthread_setname_np(pthread_self(), name);
+    if (rcl_rt.prof_server_thread) rcl_rt.prof_server_thread();
     if (s->cpu >= 0) rcl_placement_bind_self(&rcl_rt.pl, s->cpu);
     struct sched_param sp = {0};
     pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp); /* best effort */

@@ -333,6 +333,7 @@ void *rcl_worker_main(void *arg) {
         rcl_warn("server %d: could not pin to CPU %d; running unpinned", s->index, s->cpu);
     rcl_self_server = s;
     rcl_self_worker = w;
+    if (rcl_rt.prof_server_thread) rcl_rt.prof_server_thread();
     while (rcl_pool_wait_spare(w))
         do
             poll_loop(w);

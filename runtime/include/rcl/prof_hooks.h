@@ -13,6 +13,10 @@
  * mode); it is 0 in local mode, where the mutex is taken with pthread_mutex_lock in the
  * caller between the two hooks (a profiler that interposes pthread_mutex_lock sees that too
  * and can attribute it to call_site).
+ * rcl_prof_server_thread (optional) is called by each of the runtime's own threads (servicing
+ * threads and blocking detectors) when it starts: they are not the program's threads, and a
+ * profiler should not count them (or their trylocks of the locks they serve) as such. The
+ * threads are also named "rcl-server-<n>...", for profilers that look at names.
  */
 #ifndef RCL_PROF_HOOKS_H
 #define RCL_PROF_HOOKS_H
@@ -28,8 +32,11 @@ typedef void (*rcl_prof_cs_begin_fn)(pthread_mutex_t *lock, const void *call_sit
 typedef void (*rcl_prof_cs_end_fn)(pthread_mutex_t *lock, const void *call_site,
                                    uint64_t server_cs_ns);
 
-#define RCL_PROF_CS_BEGIN_SYMBOL "rcl_prof_cs_begin"
-#define RCL_PROF_CS_END_SYMBOL   "rcl_prof_cs_end"
+typedef void (*rcl_prof_server_thread_fn)(void);
+
+#define RCL_PROF_CS_BEGIN_SYMBOL      "rcl_prof_cs_begin"
+#define RCL_PROF_CS_END_SYMBOL        "rcl_prof_cs_end"
+#define RCL_PROF_SERVER_THREAD_SYMBOL "rcl_prof_server_thread"
 
 #ifdef __cplusplus
 }

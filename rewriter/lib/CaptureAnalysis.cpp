@@ -14,17 +14,27 @@
 #include "StmtWalk.h"
 
 #include "clang/AST/ParentMapContext.h"
+#include "clang/Lex/Lexer.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Path.h"
 
 using namespace clang;
 
 namespace rcl {
 
 std::optional<std::string> delegatedConditionWait(LockOp Op) {
-    // librcl cannot block inside a delegated section yet (issue: runtime condition variables).
-    // When it can: return "rcl_cond_wait" for CondWait and "rcl_cond_timedwait" otherwise.
-    (void)Op;
-    return std::nullopt;
+    // librcl's forms hand the server's polling role to a spare servicing thread before they
+    // block, so only the waiting section waits (runtime/include/rcl/rcl.h).
+    switch (Op) {
+    case LockOp::CondWait:
+        return "rcl_cond_wait";
+    case LockOp::CondTimedWait:
+        return "rcl_cond_timedwait";
+    case LockOp::CondClockWait:
+        return "rcl_cond_clockwait";
+    default:
+        return std::nullopt;
+    }
 }
 
 namespace {
@@ -102,6 +112,21 @@ bool CaptureAnalysis::isRead(const DeclRefExpr *Ref) const {
     return Cast && Cast->getCastKind() == CK_LValueToRValue;
 }
 
+bool CaptureAnalysis::addressOnly(const DeclRefExpr *Ref) const {
+    const Stmt *Child = Ref;
+    for (const Stmt *P = parent(Ref); P; Child = P, P = parent(P)) {
+        if (const auto *Op = dyn_cast<UnaryOperator>(P)) return Op->getOpcode() == UO_AddrOf;
+        const auto *Member = dyn_cast<MemberExpr>(P);
+        const auto *Cast = dyn_cast<ImplicitCastExpr>(P);
+        const auto *Subscript = dyn_cast<ArraySubscriptExpr>(P);
+        if (!isa<ParenExpr>(P) && !(Member && !Member->isArrow() && Member->getBase() == Child) &&
+            !(Cast && Cast->getCastKind() == CK_ArrayToPointerDecay) &&
+            !(Subscript && Subscript->getBase() == Child))
+            return false;
+    }
+    return false;
+}
+
 bool CaptureAnalysis::usesLocalType(QualType T, const CriticalSection &CS) const {
     for (int Depth = 0; !T.isNull() && Depth < 32; ++Depth) {
         if (const auto *Typedef = T->getAs<TypedefType>()) {
@@ -126,27 +151,103 @@ bool CaptureAnalysis::usesLocalType(QualType T, const CriticalSection &CS) const
     return false;
 }
 
-bool CaptureAnalysis::reaches(const FunctionDecl *Fn, Reach What, unsigned Depth) {
-    const FunctionDecl *Def = nullptr;
-    if (!Fn->hasBody(Def) || Depth > 16) return false;
-    std::map<const FunctionDecl *, bool> &Known = What == Reach::ConditionWait ? Waits : Locks;
-    auto [It, New] = Known.try_emplace(Def, false);
-    if (!New) return It->second; // computed, or in progress (recursion): nothing on this path
-    bool Found = false;
+const CaptureAnalysis::FunctionFacts &CaptureAnalysis::facts(const FunctionDecl *Def) {
+    auto [It, New] = Facts.try_emplace(Def);
+    if (!New) return It->second;
+    FunctionFacts F;
     walk(Def->getBody(), [&](const Stmt *S) {
         const auto *Call = dyn_cast<CallExpr>(S);
-        if (Found || !Call) return;
+        if (!Call) return;
         std::optional<LockOp> Op = Api.classify(Call);
-        if (What == Reach::ConditionWait)
-            Found = Op == LockOp::CondWait || Op == LockOp::CondTimedWait;
-        else
-            Found = Op == LockOp::Lock || Op == LockOp::TryLock || Op == LockOp::TimedLock;
-        if (!Found && !Op)
-            if (const FunctionDecl *Callee = Call->getDirectCallee())
-                Found = reaches(Callee, What, Depth + 1);
+        if (Op && isConditionWait(*Op)) F.Waits.push_back(Call);
+        if (Op == LockOp::Lock || Op == LockOp::TryLock || Op == LockOp::TimedLock) F.Locks = true;
+        const FunctionDecl *Callee = Call->getDirectCallee(), *CalleeDef = nullptr;
+        if (!Op && Callee && Callee->hasBody(CalleeDef)) F.Callees.push_back(CalleeDef);
     });
-    Known[Def] = Found;
-    return Found;
+    return Facts[Def] = std::move(F);
+}
+
+const std::vector<const FunctionDecl *> &CaptureAnalysis::reachable(const FunctionDecl *Fn) {
+    const FunctionDecl *Def = nullptr;
+    Fn->hasBody(Def);
+    std::vector<const FunctionDecl *> &Out = Reachable[Fn];
+    if (!Def || !Out.empty()) return Out;
+    std::set<const FunctionDecl *> Seen{Def};
+    Out.push_back(Def);
+    // Breadth first, one level at a time, at most 16 calls deep.
+    for (size_t Level = 0, Begin = 0; Level <= 16 && Begin < Out.size(); ++Level) {
+        size_t End = Out.size();
+        for (size_t I = Begin; I < End; ++I)
+            for (const FunctionDecl *Callee : facts(Out[I]).Callees)
+                if (Seen.insert(Callee).second) Out.push_back(Callee);
+        Begin = End;
+    }
+    return Out;
+}
+
+bool CaptureAnalysis::reachesLock(const FunctionDecl *Fn) {
+    for (const FunctionDecl *Def : reachable(Fn))
+        if (facts(Def).Locks) return true;
+    return false;
+}
+
+std::optional<TextEdit> CaptureAnalysis::renameWait(const CallExpr *Wait, StringRef Replacement,
+                                                    std::string &Why) const {
+    const auto *Callee = dyn_cast<DeclRefExpr>(Wait->getCallee()->IgnoreParenImpCasts());
+    if (!Callee) {
+        Why = "the condition wait is not a direct call";
+        return std::nullopt;
+    }
+    if (Callee->getDecl()->getName() == Replacement) return std::nullopt;
+    SourceLocation Loc = Callee->getLocation();
+    // The name as written in the file: directly, as a macro argument, or as the whole expansion
+    // of a macro that only renames it (`#define cond_wait pthread_cond_wait`).
+    if (std::optional<TextRange> Name = Text.node(SourceRange(Loc, Loc)))
+        return TextEdit{Name->Begin, Name->End - Name->Begin, Replacement.str()};
+    const SourceManager &SM = Ctx.getSourceManager();
+    if (Loc.isMacroID()) {
+        SourceLocation Use = SM.getExpansionLoc(Loc);
+        std::string Macro =
+            Lexer::getSourceText(CharSourceRange::getTokenRange(Use), SM, Ctx.getLangOpts()).str();
+        Why = "the condition wait is written inside macro '" + Macro +
+              "', whose definition the tool does not edit (write the call out, or call " +
+              Replacement.str() + " in the macro)";
+    } else {
+        Why = "the condition wait is in another file, which the tool does not edit";
+    }
+    return std::nullopt;
+}
+
+void CaptureAnalysis::calleeWaits(CriticalSection &CS, const FunctionDecl *Callee,
+                                  SourceLocation Loc) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    for (const FunctionDecl *Def : reachable(Callee))
+        for (const CallExpr *Wait : facts(Def).Waits) {
+            if (!NotedWaits.insert(Wait).second) continue;
+            LockOp Op = *Api.classify(Wait);
+            std::string Name = Wait->getDirectCallee()->getNameAsString();
+            PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Wait->getBeginLoc()));
+            std::string What = "calls '" + Callee->getNameAsString() +
+                               "', which waits on a condition variable (" + Name;
+            if (Def != Callee->getDefinition()) What += " in '" + Def->getNameAsString() + "'";
+            if (P.isValid())
+                What += ", " + llvm::sys::path::filename(P.getFilename()).str() + ":" +
+                        std::to_string(P.getLine());
+            What += ")";
+            // Whatever the mutex: on a server, rcl_cond_* hands the polling role over before it
+            // blocks; anywhere else it is the pthread call.
+            std::string Replacement = *delegatedConditionWait(Op), Why;
+            std::optional<TextEdit> Rename = renameWait(Wait, Replacement, Why);
+            if (Rename) {
+                CS.CalleeEdits.push_back({*Rename, Def});
+                CS.Notes.push_back({What + ": renamed to " + Replacement, Loc});
+            } else if (!Why.empty()) {
+                CS.Notes.push_back({What + ": left as is (" + Why +
+                                        "); the runtime's blocking detector hands the server "
+                                        "over while it blocks",
+                                    Loc});
+            }
+        }
 }
 
 const Stmt *CaptureAnalysis::jumpTarget(const Stmt *Jump) const {
@@ -211,17 +312,20 @@ void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
         return refuse(CS, "uses a type declared inside the function", Loc);
     if (const auto *Call = dyn_cast<CallExpr>(S)) {
         if (std::optional<LockOp> Op = Api.classify(Call)) {
-            if (*Op == LockOp::CondWait || *Op == LockOp::CondTimedWait) {
+            if (isConditionWait(*Op)) {
                 if (!sameLvalue(Api.mutexOperand(Call, *Op), CS.Mutex, Ctx))
                     return refuse(
                         CS, "waits on a condition with a different mutex than the section's", Loc);
                 std::optional<std::string> Replacement = delegatedConditionWait(*Op);
                 if (!Replacement)
-                    return refuse(CS, "contains a condition wait; not yet supported by the runtime",
+                    return refuse(CS, "contains a condition wait; not supported by the runtime",
                                   Loc);
-                std::optional<TextRange> Callee = Text.node(Call->getCallee()->getSourceRange());
-                if (!Callee) return refuse(CS, "the condition wait is written inside a macro", Loc);
-                CS.BodyEdits.push_back({Callee->Begin, Callee->End - Callee->Begin, *Replacement});
+                std::string Why;
+                std::optional<TextEdit> Rename = renameWait(Call, *Replacement, Why);
+                if (Rename)
+                    CS.BodyEdits.push_back(*Rename);
+                else if (!Why.empty())
+                    return refuse(CS, Why, Loc);
                 return;
             }
             if (NoNestedLocks && *Op != LockOp::Unlock)
@@ -237,13 +341,8 @@ void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
             }
         }
         if (const FunctionDecl *Callee = Call->getDirectCallee()) {
-            if (reaches(Callee, Reach::ConditionWait, 0))
-                return refuse(CS,
-                              "calls '" + Callee->getNameAsString() +
-                                  "', which waits on a condition variable; not yet supported by "
-                                  "the runtime",
-                              Loc);
-            if (NoNestedLocks && reaches(Callee, Reach::MutexLock, 0))
+            calleeWaits(CS, Callee, Loc);
+            if (NoNestedLocks && reachesLock(Callee))
                 return refuse(CS,
                               "calls '" + Callee->getNameAsString() +
                                   "', which takes a mutex (--no-nested-locks)",
@@ -327,6 +426,7 @@ void CaptureAnalysis::checkTails(CriticalSection &CS) {
 void CaptureAnalysis::analyse(CriticalSection &CS) {
     BodyUses.clear();
     Written.clear();
+    NotedWaits.clear();
     for (unsigned K = CS.LockIndex + 1; K <= CS.LastIndex; ++K)
         scanBody(CS, CS.Block->body_begin()[K]);
     if (CS.Refused) return;
@@ -374,6 +474,8 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
     }
 
     // The lock expression is evaluated once, before the section: nothing it reads may change.
+    // Only the values it loads count: `&m`, `&s.m` and `&locks[i]` do not depend on what m, s
+    // or locks hold (a section may well pass `&m` to a function).
     if (CS.Mutex->HasSideEffects(Ctx))
         return refuse(CS, "the lock expression has side effects", CS.Mutex->getBeginLoc());
     {
@@ -381,7 +483,8 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
         walk(CS.Mutex, [&](const Stmt *S) {
             if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
                 if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
-                    if (Written.count(Var) && Changed.empty()) Changed = Var->getNameAsString();
+                    if (!addressOnly(Ref) && Written.count(Var) && Changed.empty())
+                        Changed = Var->getNameAsString();
         });
         if (!Changed.empty())
             return refuse(CS,

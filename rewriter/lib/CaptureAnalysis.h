@@ -10,9 +10,9 @@
 
 namespace rcl {
 
-/// Whether a condition wait on the section's own mutex can run inside a delegated section.
-/// The one switch to flip when the runtime offers `rcl_cond_wait`/`rcl_cond_timedwait`:
-/// returning the replacement function's name turns such waits into edits instead of refusals.
+/// The librcl call that replaces a condition wait on the section's own mutex inside a delegated
+/// section (rcl_cond_wait, rcl_cond_timedwait, rcl_cond_clockwait): the one switch that turns
+/// such waits into edits. Returning nothing would refuse every section that waits.
 std::optional<std::string> delegatedConditionWait(LockOp Op);
 
 /// Decides, for one critical section found by SectionFinder, how every variable its body uses
@@ -39,17 +39,32 @@ class CaptureAnalysis {
     void checkTails(CriticalSection &CS);
     void checkHazard(CriticalSection &CS, const clang::Stmt *S);
     bool isRead(const clang::DeclRefExpr *Ref) const;
+    /// Whether only Ref's address is used (`&m`, `&s.m`, `&locks[i]`), not its value.
+    bool addressOnly(const clang::DeclRefExpr *Ref) const;
     bool usesLocalType(clang::QualType T, const CriticalSection &CS) const;
     bool declaredInBody(const CriticalSection &CS, const clang::Decl *D) const;
     const clang::Stmt *jumpTarget(const clang::Stmt *Jump) const;
     const clang::Stmt *parent(const clang::Stmt *S) const;
-    /// Whether Fn, or a function of this translation unit that it calls, waits on a condition
-    /// variable: run on a server, such a wait would block every section the server serves.
-    enum class Reach { ConditionWait, MutexLock };
-    /// Whether Fn, or a function of this translation unit that it calls, waits on a condition
-    /// variable (run on a server, the wait would block every section the server serves) or
-    /// takes a mutex.
-    bool reaches(const clang::FunctionDecl *Fn, Reach What, unsigned Depth);
+    /// What one function of the translation unit does directly.
+    struct FunctionFacts {
+        std::vector<const clang::CallExpr *> Waits;       ///< condition waits
+        bool Locks = false;                               ///< locks, trylocks or timedlocks a mutex
+        std::vector<const clang::FunctionDecl *> Callees; ///< defined in this TU
+    };
+    const FunctionFacts &facts(const clang::FunctionDecl *Def);
+    /// Fn's definition and every function of the translation unit it calls, transitively
+    /// (breadth first, at most 16 calls deep).
+    const std::vector<const clang::FunctionDecl *> &reachable(const clang::FunctionDecl *Fn);
+    bool reachesLock(const clang::FunctionDecl *Fn);
+    /// The edit that renames Wait's callee to Replacement; nothing with Why empty when it is
+    /// already that call, nothing with Why set when the name cannot be edited.
+    std::optional<TextEdit> renameWait(const clang::CallExpr *Wait, llvm::StringRef Replacement,
+                                       std::string &Why) const;
+    /// The section calls Callee, which may reach condition waits: the section converts anyway
+    /// (a blocked servicing thread hands the server's polling role over), the waits are
+    /// renamed to rcl_cond_* where they can be edited, and a note says what happened.
+    void calleeWaits(CriticalSection &CS, const clang::FunctionDecl *Callee,
+                     clang::SourceLocation Loc);
     void refuse(CriticalSection &CS, std::string Reason, clang::SourceLocation Loc);
 
     clang::ASTContext &Ctx;
@@ -57,11 +72,13 @@ class CaptureAnalysis {
     const SourceText &Text;
     std::map<const clang::VarDecl *, std::vector<Use>> UsesInFunction;
     std::set<const clang::VarDecl *> AddressTaken;
-    std::map<const clang::FunctionDecl *, bool> Waits, Locks;
+    std::map<const clang::FunctionDecl *, FunctionFacts> Facts;
+    std::map<const clang::FunctionDecl *, std::vector<const clang::FunctionDecl *>> Reachable;
     bool NoNestedLocks;
     // Per section being analysed:
     std::map<const clang::VarDecl *, std::vector<const clang::DeclRefExpr *>> BodyUses;
     std::set<const clang::VarDecl *> Written;
+    std::set<const clang::CallExpr *> NotedWaits;
 };
 
 } // namespace rcl

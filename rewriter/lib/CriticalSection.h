@@ -51,6 +51,19 @@ struct Hoist {
     bool EmitsText = true; ///< the first variable of a declaration that moves whole
 };
 
+/// Something a converted section's report says without refusing it.
+struct Note {
+    std::string Text;
+    clang::SourceLocation Loc;
+};
+
+/// An edit outside the section's text that its conversion asks for: a condition wait in a
+/// function the body calls (transitively) becomes the rcl_cond_* call.
+struct CalleeEdit {
+    TextEdit Edit;                       ///< offsets in the main file
+    const clang::FunctionDecl *Function; ///< whose body holds the edited call
+};
+
 /// A lock..unlock region of one block, found on the function's structure, with everything
 /// the emitter needs. `Refused` set means the section stays exactly as written.
 struct CriticalSection {
@@ -69,7 +82,9 @@ struct CriticalSection {
     std::vector<Exit> Exits;
     std::vector<Capture> Captures;
     std::vector<Hoist> Hoists;
-    std::vector<TextEdit> BodyEdits; ///< capture accesses, hoisted declarations, exits
+    std::vector<TextEdit> BodyEdits;     ///< capture accesses, hoisted declarations, exits, waits
+    std::vector<CalleeEdit> CalleeEdits; ///< waits renamed in functions the body calls
+    std::vector<Note> Notes;             ///< reported with the conversion
     std::optional<Refusal> Refused;
     unsigned Ordinal = 0; ///< 1-based number among converted sections of the function
 };

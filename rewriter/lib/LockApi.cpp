@@ -19,10 +19,13 @@ std::optional<LockOp> LockApi::classify(const CallExpr *Call) const {
     if (Name == "pthread_mutex_trylock") return LockOp::TryLock;
     if (Name == "pthread_mutex_timedlock" || Name == "pthread_mutex_clocklock")
         return LockOp::TimedLock;
-    if (Name == "pthread_cond_wait" && Call->getNumArgs() == 2) return LockOp::CondWait;
-    if ((Name == "pthread_cond_timedwait" || Name == "pthread_cond_clockwait") &&
-        Call->getNumArgs() >= 2)
+    unsigned Args = Call->getNumArgs();
+    if ((Name == "pthread_cond_wait" || Name == "rcl_cond_wait") && Args == 2)
+        return LockOp::CondWait;
+    if ((Name == "pthread_cond_timedwait" || Name == "rcl_cond_timedwait") && Args == 3)
         return LockOp::CondTimedWait;
+    if ((Name == "pthread_cond_clockwait" || Name == "rcl_cond_clockwait") && Args == 4)
+        return LockOp::CondClockWait;
     for (const WrapperPair &W : Wrappers) {
         if (Name == W.Lock) return LockOp::Lock;
         if (Name == W.Unlock) return LockOp::Unlock;
@@ -31,7 +34,7 @@ std::optional<LockOp> LockApi::classify(const CallExpr *Call) const {
 }
 
 const Expr *LockApi::mutexOperand(const CallExpr *Call, LockOp Op) const {
-    unsigned Index = (Op == LockOp::CondWait || Op == LockOp::CondTimedWait) ? 1 : 0;
+    unsigned Index = isConditionWait(Op) ? 1 : 0;
     return Call->getArg(Index)->IgnoreParenImpCasts();
 }
 

@@ -9,8 +9,14 @@
 
 namespace rcl {
 
-/// The operations on a mutex that the rewriter distinguishes.
-enum class LockOp { Lock, Unlock, TryLock, TimedLock, CondWait, CondTimedWait };
+/// The operations on a mutex that the rewriter distinguishes. The condition waits are
+/// pthread_cond_wait/timedwait/clockwait and librcl's rcl_cond_* forms of the same calls.
+enum class LockOp { Lock, Unlock, TryLock, TimedLock, CondWait, CondTimedWait, CondClockWait };
+
+/// Whether Op waits on a condition variable (its mutex is the second argument).
+inline bool isConditionWait(LockOp Op) {
+    return Op == LockOp::CondWait || Op == LockOp::CondTimedWait || Op == LockOp::CondClockWait;
+}
 
 /// A user-declared pair of wrapper functions (e.g. `--lock-fn=my_lock --unlock-fn=my_unlock`)
 /// whose first argument is the `pthread_mutex_t *` they lock and unlock.

@@ -82,6 +82,12 @@ Error Report::writeJson(StringRef Path) const {
             if (R.Result == SectionRecord::Converted) {
                 S["captures"] = R.Captures;
                 S["exits"] = R.Exits;
+                if (!R.Notes.empty()) {
+                    json::Array Notes;
+                    for (const std::string &N : R.Notes)
+                        Notes.push_back(N);
+                    S["notes"] = std::move(Notes);
+                }
             }
             Sections.push_back(std::move(S));
         }

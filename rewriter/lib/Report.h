@@ -17,7 +17,8 @@ struct SectionRecord {
     unsigned Column = 0;
     std::string Function;
     enum Outcome { Converted, Refused, Nested } Result = Converted;
-    std::string Reason; ///< for Refused
+    std::string Reason;             ///< for Refused
+    std::vector<std::string> Notes; ///< for Converted: e.g. condition waits in callees
     unsigned Captures = 0;
     unsigned Exits = 0;
 };

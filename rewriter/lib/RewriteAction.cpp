@@ -49,10 +49,7 @@ class RewriteConsumer : public ASTConsumer {
             auto *Fn = cast<FunctionDecl>(D);
             std::string Definitions = rewriteFunction(Ctx, Text, Emitter, Fn, Real, Given, Sites);
             if (Definitions.empty()) continue;
-            SourceLocation Start = Fn->getBeginLoc();
-            if (const RawComment *Doc = Ctx.getRawCommentForDeclNoCache(Fn))
-                Start = Doc->getBeginLoc();
-            unsigned Offset = Text.lineStart(*Text.expansionOffset(Start));
+            unsigned Offset = functionStart(Ctx, Text, Fn);
             std::string Resume = Emitter.lineDirective(Text.line(Offset));
             Inserts.push_back({Offset, Definitions + (Resume.empty() ? "" : Resume.substr(1))});
         }
@@ -70,21 +67,47 @@ class RewriteConsumer : public ASTConsumer {
                 addEdit(Edits,
                         clang::tooling::Replacement(Real, *Offset, 0, "__attribute__((unused)) "));
         }
-        bool First = true;
-        for (auto &[Offset, Insert] : Inserts) {
-            std::string Prefix;
-            if (First && Session.LineDirectives)
-                addEdit(Edits, clang::tooling::Replacement(Real, 0, 0,
-                                                           Emitter.lineDirective(1).substr(1)));
-            if (First) Prefix = "#include <rcl/rcl.h> /* added by rcl-rewrite */\n\n";
-            First = false;
-            addEdit(Edits, clang::tooling::Replacement(Real, Offset, 0, Prefix + Insert));
+        // Condition waits renamed in functions that converted sections call, unless they lie
+        // in a converted section themselves (its own analysis decided what they become). The
+        // include must come before the first function that calls an rcl_cond_* function.
+        unsigned IncludeAt = Inserts.front().first;
+        std::set<unsigned> Renamed;
+        for (const CalleeEdit &E : CalleeEdits) {
+            bool Moved = false;
+            for (const TextRange &Whole : ConvertedSections)
+                Moved |= Whole.contains(E.Edit.Offset);
+            if (Moved || !Renamed.insert(E.Edit.Offset).second) continue;
+            addEdit(Edits,
+                    clang::tooling::Replacement(Real, E.Edit.Offset, E.Edit.Length, E.Edit.Text));
+            IncludeAt = std::min(IncludeAt, functionStart(Ctx, Text, E.Function));
         }
+        const std::string Include = "#include <rcl/rcl.h> /* added by rcl-rewrite */\n\n";
+        if (Session.LineDirectives)
+            addEdit(Edits,
+                    clang::tooling::Replacement(Real, 0, 0, Emitter.lineDirective(1).substr(1)));
+        if (IncludeAt < Inserts.front().first) {
+            std::string Resume = Emitter.lineDirective(Text.line(IncludeAt));
+            addEdit(Edits,
+                    clang::tooling::Replacement(
+                        Real, IncludeAt, 0, Include + (Resume.empty() ? "" : Resume.substr(1))));
+        } else {
+            Inserts.front().second = Include + Inserts.front().second;
+        }
+        for (auto &[Offset, Insert] : Inserts)
+            addEdit(Edits, clang::tooling::Replacement(Real, Offset, 0, Insert));
         for (const clang::tooling::Replacement &R : Sites)
             addEdit(Edits, R);
     }
 
   private:
+    /// Where text inserted before Fn goes: the start of the line of its first token, or of
+    /// its documentation comment.
+    static unsigned functionStart(ASTContext &Ctx, const SourceText &Text, const FunctionDecl *Fn) {
+        SourceLocation Start = Fn->getBeginLoc();
+        if (const RawComment *Doc = Ctx.getRawCommentForDeclNoCache(Fn)) Start = Doc->getBeginLoc();
+        return Text.lineStart(Text.expansionOffset(Start).value_or(0));
+    }
+
     void addEdit(clang::tooling::Replacements &Edits, const clang::tooling::Replacement &R) {
         if (llvm::Error E = Edits.add(R)) {
             llvm::errs() << "rcl: internal error: conflicting edits: "
@@ -111,6 +134,14 @@ class RewriteConsumer : public ASTConsumer {
                              << ": rcl: cannot convert critical section: " << Why->Reason << "\n";
         }
         if (CS) {
+            const SourceManager &SM = Text.sourceManager();
+            for (const Note &N : CS->Notes) {
+                R.Notes.push_back(N.Text);
+                PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(N.Loc));
+                if (!Session.Quiet && P.isValid())
+                    llvm::errs() << P.getFilename() << ":" << P.getLine() << ":" << P.getColumn()
+                                 << ": rcl: note: converted critical section " << N.Text << "\n";
+            }
             R.Captures = CS->Captures.size();
             for (const Exit &E : CS->Exits)
                 R.Exits += E.Number != 0;
@@ -162,6 +193,8 @@ class RewriteConsumer : public ASTConsumer {
                 continue;
             }
             Converted.push_back(CS.Whole);
+            ConvertedSections.push_back(CS.Whole);
+            CalleeEdits.insert(CalleeEdits.end(), CS.CalleeEdits.begin(), CS.CalleeEdits.end());
             noteWrapper(CS.LockCall);
             Definitions += Out->Definition;
             Sites.emplace_back(Real, CS.Whole.Begin, CS.Whole.End - CS.Whole.Begin, Out->CallSite);
@@ -193,6 +226,8 @@ class RewriteConsumer : public ASTConsumer {
 
     RewriteSession &Session;
     std::set<std::string> UsedWrappers;
+    std::vector<TextRange> ConvertedSections; ///< of this translation unit
+    std::vector<CalleeEdit> CalleeEdits;
 };
 
 class RewriteAction : public ASTFrontendAction {

@@ -96,8 +96,7 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
         const auto *Call = dyn_cast<CallExpr>(S);
         if (!Call || Starts.count(Call)) return;
         std::optional<LockOp> Op = Api.classify(Call);
-        if (!Op || *Op == LockOp::Unlock || *Op == LockOp::CondWait || *Op == LockOp::CondTimedWait)
-            return;
+        if (!Op || *Op == LockOp::Unlock || isConditionWait(*Op)) return;
         OtherSite Site;
         Site.LockName = lockName(Api.mutexOperand(Call, *Op), Ctx);
         Site.Loc = Call->getBeginLoc();

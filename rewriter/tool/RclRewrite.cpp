@@ -27,6 +27,9 @@ Turns the critical sections of pthread mutexes into functions run by librcl's se
 (rcl_delegate). Choose the sections with --all, --lock, --profile or --at. By default the
 rewritten main file is printed on stdout. Sections that cannot be converted safely are left
 as they are, with "file:line:col: rcl: cannot convert critical section: <reason>".
+Condition waits on a section's mutex become rcl_cond_wait/timedwait/clockwait, which let the
+server go on serving while the section waits; waits in the functions a converted section
+calls are renamed the same way and reported with "rcl: note:".
 )");
 
 static cl::opt<bool> All("all", cl::desc("Convert every critical section that can be converted"),

@@ -1,25 +1,17 @@
-// Case 8: a condition wait inside the section is refused until the runtime can block inside
-// a delegated section (it stays correct in mixed mode); a wait on another mutex is refused
-// with its own reason. File byte-identical.
+// Case 8, what is still refused: a wait on another mutex than the section's, and a wait
+// written inside a function-like macro, whose definition the tool does not edit (renaming the
+// call there would change every use of the macro). Both stay correct in mixed mode. The file
+// is left byte-identical.
 // RUN: %rcl-rewrite --all %s -- %rcl_cflags > %t.c 2> %t.err
 // RUN: cmp %s %t.c
 // RUN: FileCheck %s < %t.err
 #include <pthread.h>
 
+#define WAIT_FOR(c, mu) pthread_cond_wait(&(c), &(mu))
+
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER, other = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static int ready, v;
-
-void consume(void)
-{
-    pthread_mutex_lock(&m);
-    while (!ready)
-        pthread_cond_wait(&cv, &m);
-    // CHECK: condition-wait-refused.c:[[@LINE-1]]:9: rcl: cannot convert critical section: contains a condition wait; not yet supported by the runtime
-    ready = 0;
-    v++;
-    pthread_mutex_unlock(&m);
-}
 
 void wrong_mutex(void)
 {
@@ -30,23 +22,13 @@ void wrong_mutex(void)
     pthread_mutex_unlock(&m);
 }
 
-static void wait_ready(void)
-{
-    while (!ready)
-        pthread_cond_wait(&cv, &m);
-}
-
-static void helper(void)
-{
-    wait_ready();
-}
-
-void hidden_wait(void)
+void in_macro(void)
 {
     pthread_mutex_lock(&m);
-    helper();
-    // CHECK: condition-wait-refused.c:[[@LINE-1]]:5: rcl: cannot convert critical section: calls 'helper', which waits on a condition variable; not yet supported by the runtime
+    while (!ready)
+        WAIT_FOR(cv, m);
+    // CHECK: condition-wait-refused.c:[[@LINE-1]]:9: rcl: cannot convert critical section: the condition wait is written inside macro 'WAIT_FOR', whose definition the tool does not edit (write the call out, or call rcl_cond_wait in the macro)
     v++;
     pthread_mutex_unlock(&m);
 }
-// CHECK: lock 'm': 0 converted, 3 refused
+// CHECK: lock 'm': 0 converted, 2 refused

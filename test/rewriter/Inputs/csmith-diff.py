@@ -161,6 +161,12 @@ def main():
             skipped += 1
             print("seed %d: original runs too long; skipped" % seed)
             continue
+        if rc_o < 0:
+            # Killed by a signal: undefined behaviour the compiler exploited (e.g. an endless
+            # loop without side effects compiled into a fall-through), nothing to compare.
+            skipped += 1
+            print("seed %d: original dies from signal %d; skipped" % (seed, -rc_o))
+            continue
         tried += 1
         rc, out_rw, err = run([args.rewrite, "--all", "--report-json", base + ".json",
                                base + ".c", "--"] + cflags, 120)

@@ -35,3 +35,13 @@ void reset(void)
     ready = 0;
     pthread_mutex_unlock(&m);
 }
+
+int poll_ready(void)
+{
+    int r = -1;
+    if (pthread_mutex_trylock(&m) == 0) {
+        r = ready;
+        pthread_mutex_unlock(&m);
+    }
+    return r;
+}

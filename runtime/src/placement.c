@@ -251,10 +251,39 @@ int rcl_placement_bind_self(const struct rcl_placement *pl, int cpu) {
     return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0 ? 0 : -1;
 }
 
+/* Whether every CPU of set is a server CPU. */
+static bool only_server_cpus(const cpu_set_t *set, const struct rcl_placement *pl) {
+    cpu_set_t servers;
+    CPU_ZERO(&servers);
+    for (int i = 0; i < pl->nservers; i++)
+        if (pl->server_cpus[i] >= 0 && pl->server_cpus[i] < CPU_SETSIZE)
+            CPU_SET(pl->server_cpus[i], &servers);
+    cpu_set_t rest;
+    CPU_AND(&rest, set, &servers);
+    return CPU_COUNT(set) > 0 && CPU_EQUAL(&rest, set);
+}
+
 void rcl_placement_client_register(const struct rcl_placement *pl) {
-    if (!pl->exclude_clients) return;
     cpu_set_t cur;
     if (pthread_getaffinity_np(pthread_self(), sizeof cur, &cur) != 0) return;
+    /* A thread confined to server CPUs was almost always created by a servicing thread (a
+     * critical section that calls pthread_create, like memcached's start_lru_maintainer_thread):
+     * it inherited the server's pin and would compete with the server it delegates to. */
+    if (only_server_cpus(&cur, pl) && !CPU_EQUAL(&cur, &pl->allowed)) {
+        const cpu_set_t *to = pl->exclude_clients ? &pl->client_set : &pl->allowed;
+        static _Atomic int warned;
+        if (!atomic_exchange(&warned, 1)) {
+            char from[256], dest[256];
+            rcl_cpuset_list(&cur, from, sizeof from);
+            rcl_cpuset_list(to, dest, sizeof dest);
+            rcl_warn("a thread confined to server CPU(s) %s delegates (created inside a delegated "
+                     "critical section?); moved to CPUs %s",
+                     from, dest);
+        }
+        pthread_setaffinity_np(pthread_self(), sizeof *to, to);
+        return;
+    }
+    if (!pl->exclude_clients) return;
     if (!CPU_EQUAL(&cur, &pl->allowed))
         return; /* the program chose this thread's CPUs: respect that */
     pthread_setaffinity_np(pthread_self(), sizeof pl->client_set, &pl->client_set);

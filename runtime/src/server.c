@@ -34,11 +34,14 @@
  * Mutual exclusion with local critical sections (mixed mode). The server runs a request only
  * while it holds the request's pthread mutex. It takes the mutex with pthread_mutex_trylock
  * and keeps it while consecutive requests of the scan are for the same lock (a "batch": they
- * cost no atomic operation); it releases it before taking another lock and at the end of the
- * pass. It never holds a mutex that no running critical section needs, because a critical
- * section may itself lock any other mutex (a nested pair, or a callee in a file that was not
- * rewritten) and would otherwise deadlock the server on itself. If trylock fails, a thread holds
- * the mutex locally: the request stays posted and is retried on a later pass; other requests
+ * cost no atomic operation); it releases it right after answering the batch's last request
+ * (when the next mailbox holds no request for that lock), and in any case before taking another
+ * lock and at the end of the pass. (A trylock by a client just after its own rcl_delegate
+ * returns can still find the mutex held for those few nanoseconds, as it could find it held
+ * by any other thread.) It never holds a mutex that no running critical section needs, because a
+ * critical section may itself lock any other mutex (a nested pair, or a callee in a file that was
+ * not rewritten) and would otherwise deadlock the server on itself. If trylock fails, a thread
+ * holds the mutex locally: the request stays posted and is retried on a later pass; other requests
  * go on. The server never blocks on a mutex in its top-level loop, so a local holder that
  * itself delegates to this server cannot deadlock with it. A local critical section waiting in
  * pthread_mutex_lock gets the mutex at the latest at the end of the current pass.
@@ -164,6 +167,22 @@ static inline void answer(struct rcl_server *s, struct pass *p, struct rcl_mailb
     if (p->nanswered == RCL_ANSWERED_MAX) flush_wakes(s, p);
 }
 
+/* Whether the mailbox after slot i (of chunk c, which starts at slot base) holds a request for
+ * lock: then the batch goes on and the mutex is kept. One early look at the line the scan reads
+ * next anyway. */
+static inline bool next_wants(struct rcl_chunk *c, uint32_t base, uint32_t i, uint32_t lim,
+                              uint32_t n, pthread_mutex_t *lock) {
+    struct rcl_mailbox *next;
+    if (i + 1 < lim)
+        next = &c->slot[i + 1];
+    else if (base + RCL_CHUNK_SLOTS < n &&
+             (c = atomic_load_explicit(&c->next, memory_order_acquire)))
+        next = &c->slot[0];
+    else
+        return false;
+    return atomic_load_explicit(&next->fn, memory_order_acquire) && next->lock == lock;
+}
+
 /* One pass over the mailboxes. Returns false when w lost the polling role during one of its
  * critical sections (pool.c): it then runs no further request. */
 static bool scan(struct rcl_worker *w, struct pass *p) {
@@ -204,13 +223,16 @@ static bool scan(struct rcl_worker *w, struct pass *p) {
             atomic_store_explicit(&w->ncs, atomic_load_explicit(&w->ncs, memory_order_relaxed) + 1,
                                   memory_order_relaxed);
             atomic_signal_fence(memory_order_seq_cst);
-            if (profiling) {
-                uint64_t t0 = rcl_now_ns();
-                int r = run_cs(w, mb->lock, fn, mb->ctx);
-                answer(s, p, mb, r, rcl_now_ns() - t0);
-            } else {
-                answer(s, p, mb, run_cs(w, mb->lock, fn, mb->ctx), 0);
-            }
+            uint64_t t0 = profiling ? rcl_now_ns() : 0;
+            int r = run_cs(w, mb->lock, fn, mb->ctx);
+            uint64_t cs_ns = profiling ? rcl_now_ns() - t0 : 0;
+            /* End of the batch: release the mutex right after the answer (not at the end of
+             * the pass), so that the client rarely finds it still held when it returns: a
+             * trylock just after its own delegated section fails only in those nanoseconds.
+             * Releasing before the answer would put the unlock on every round trip. */
+            bool batch_ends = !next_wants(c, base, i, lim, n, mb->lock);
+            answer(s, p, mb, r, cs_ns);
+            if (batch_ends) release_held(w);
             p->served++;
             atomic_store_explicit(&w->cur, NULL, memory_order_relaxed);
             atomic_signal_fence(memory_order_seq_cst); /* the load below stays after the store */

@@ -55,6 +55,11 @@ const char *threadIdentityReason(StringRef Name) {
         return "uses the enclosing function's variable arguments";
     if (Name == "pthread_sigmask" || Name == "sigprocmask" || Name == "raise")
         return "changes or uses the calling thread's signal state";
+    if (Name == "pthread_create")
+        return "creates a thread, which would inherit the server's CPU affinity and signal "
+               "mask";
+    if (Name == "fork" || Name == "vfork")
+        return "forks, and the child would be a copy of the server thread";
     return nullptr;
 }
 
@@ -64,6 +69,9 @@ CaptureAnalysis::CaptureAnalysis(ASTContext &Ctx, const LockApi &Api, const Sour
                                  bool NoNestedLocks, const FunctionDecl *Fn)
     : Ctx(Ctx), Api(Api), Text(Text), NoNestedLocks(NoNestedLocks) {
     walk(Fn->getBody(), [&](const Stmt *S) {
+        if (const auto *Goto = dyn_cast<GotoStmt>(S)) GotosTo[Goto->getLabel()].push_back(Goto);
+        if (const auto *Address = dyn_cast<AddrLabelExpr>(S))
+            LabelAddressTaken.insert(Address->getLabel());
         const auto *Ref = dyn_cast<DeclRefExpr>(S);
         if (!Ref) return;
         const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
@@ -259,6 +267,35 @@ const Stmt *CaptureAnalysis::jumpTarget(const Stmt *Jump) const {
     return nullptr;
 }
 
+bool CaptureAnalysis::heldAt(const CriticalSection &CS, std::optional<unsigned> Offset) const {
+    return Offset && CS.Body.contains(*Offset) && !excluded(CS, *Offset);
+}
+
+void CaptureAnalysis::checkLabel(CriticalSection &CS, const LabelStmt *Label) {
+    std::string Name = Label->getDecl()->getNameAsString();
+    // The label in front of the section's last unlock (`out: pthread_mutex_unlock(&m);`).
+    bool BeforeUnlock = false;
+    for (const Stmt *S = CS.Block->body_begin()[CS.LastIndex]; isa<LabelStmt, SwitchCase>(S);
+         S = isa<LabelStmt>(S) ? cast<LabelStmt>(S)->getSubStmt()
+                               : cast<SwitchCase>(S)->getSubStmt())
+        BeforeUnlock |= S == Label && CS.FinalUnlock;
+    std::string What = BeforeUnlock ? "the unlock is behind label '" + Name + "', which"
+                                    : "contains label '" + Name + "', which";
+    if (LabelAddressTaken.count(Label->getDecl()))
+        return refuse(CS,
+                      What + " has its address taken (a computed goto could jump into the "
+                             "critical section)",
+                      Label->getBeginLoc());
+    for (const GotoStmt *Goto : GotosTo[Label->getDecl()]) {
+        std::optional<unsigned> At = Text.expansionOffset(Goto->getGotoLoc());
+        if (heldAt(CS, At)) continue;
+        std::string Where = At ? " (goto at line " + std::to_string(Text.line(*At)) : " (goto";
+        if (At && CS.Body.contains(*At)) Where += ", after an unlock";
+        return refuse(CS, What + " is also reached from outside the critical section" + Where + ")",
+                      Label->getBeginLoc());
+    }
+}
+
 void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
     SourceLocation Loc = S->getBeginLoc();
     auto insideBody = [&](const Stmt *N) {
@@ -271,10 +308,32 @@ void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
                       std::string(isa<BreakStmt>(S) ? "break" : "continue") +
                           " leaves the critical section while holding the lock",
                       Loc);
-    if (isa<GotoStmt, IndirectGotoStmt, AddrLabelExpr>(S))
-        return refuse(CS, "contains a goto or a label address", Loc);
-    if (isa<LabelStmt>(S))
-        return refuse(CS, "contains a label (a goto could jump into the critical section)", Loc);
+    if (const auto *Goto = dyn_cast<GotoStmt>(S)) {
+        // A goto to a label of the section stays in the outlined body (checkLabel makes sure
+        // nothing outside jumps to that label).
+        const LabelStmt *Target = Goto->getLabel()->getStmt();
+        std::optional<unsigned> At =
+            Target ? Text.expansionOffset(Target->getBeginLoc()) : std::nullopt;
+        if (heldAt(CS, At)) return;
+        std::string Name = Goto->getLabel()->getNameAsString();
+        if (At && CS.Body.contains(*At))
+            return refuse(CS, "goto '" + Name + "' jumps past an unlock of the critical section",
+                          Loc);
+        return refuse(CS, "goto '" + Name + "' leaves the critical section while holding the lock",
+                      Loc);
+    }
+    if (isa<IndirectGotoStmt>(S)) return refuse(CS, "contains a computed goto", Loc);
+    if (isa<AddrLabelExpr>(S)) return refuse(CS, "takes the address of a label", Loc);
+    if (const auto *Label = dyn_cast<LabelStmt>(S)) {
+        checkLabel(CS, Label);
+        if (CS.Refused) return;
+        if (isa<DeclStmt>(Label->getSubStmt()))
+            return refuse(CS,
+                          "a declaration follows label '" + Label->getDecl()->getNameAsString() +
+                              "' inside the critical section",
+                          Loc);
+        return;
+    }
     if (const auto *Case = dyn_cast<SwitchCase>(S)) {
         const Stmt *Switch = parent(Case);
         while (Switch && !isa<SwitchStmt>(Switch))
@@ -401,8 +460,25 @@ void CaptureAnalysis::checkTails(CriticalSection &CS) {
                         refuse(CS, "after an unlock, a jump continues inside the critical section",
                                S->getBeginLoc());
                 }
-                if (isa<LabelStmt>(S))
-                    refuse(CS, "contains a label (a goto could jump into the critical section)",
+                if (isa<SwitchCase>(S)) {
+                    // A case of a switch that starts before the unlock would move to the caller
+                    // without its switch.
+                    const Stmt *Switch = parent(S);
+                    while (Switch && !isa<SwitchStmt>(Switch))
+                        Switch = parent(Switch);
+                    std::optional<unsigned> At =
+                        Switch ? Text.expansionOffset(Switch->getBeginLoc()) : std::nullopt;
+                    if (!At || !E.Tail->contains(*At))
+                        refuse(CS,
+                               "a case label of the switch follows an unlock inside the "
+                               "critical section",
+                               S->getBeginLoc());
+                }
+                if (const auto *Label = dyn_cast<LabelStmt>(S))
+                    refuse(CS,
+                           "label '" + Label->getDecl()->getNameAsString() +
+                               "' follows an unlock inside the critical section (a goto to it "
+                               "would skip or repeat the unlock)",
                            S->getBeginLoc());
                 if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
                     const Decl *D = Ref->getDecl();

@@ -38,6 +38,11 @@ class CaptureAnalysis {
     void scanBody(CriticalSection &CS, const clang::Stmt *S);
     void checkTails(CriticalSection &CS);
     void checkHazard(CriticalSection &CS, const clang::Stmt *S);
+    /// Whether Offset lies in the part of the section that runs with the lock held (the body
+    /// without its exits' unlocks and tails).
+    bool heldAt(const CriticalSection &CS, std::optional<unsigned> Offset) const;
+    /// A label inside the section: every goto to it must come from where the lock is held.
+    void checkLabel(CriticalSection &CS, const clang::LabelStmt *Label);
     bool isRead(const clang::DeclRefExpr *Ref) const;
     /// Whether only Ref's address is used (`&m`, `&s.m`, `&locks[i]`), not its value.
     bool addressOnly(const clang::DeclRefExpr *Ref) const;
@@ -72,6 +77,9 @@ class CaptureAnalysis {
     const SourceText &Text;
     std::map<const clang::VarDecl *, std::vector<Use>> UsesInFunction;
     std::set<const clang::VarDecl *> AddressTaken;
+    /// Every goto of the function, by target; labels whose address is taken (`&&l`).
+    std::map<const clang::LabelDecl *, std::vector<const clang::GotoStmt *>> GotosTo;
+    std::set<const clang::LabelDecl *> LabelAddressTaken;
     std::map<const clang::FunctionDecl *, FunctionFacts> Facts;
     std::map<const clang::FunctionDecl *, std::vector<const clang::FunctionDecl *>> Reachable;
     bool NoNestedLocks;

@@ -68,6 +68,10 @@ bool SectionFinder::fallsThrough(const Stmt *S, const Expr *Released) const {
     if (const auto *If = dyn_cast<IfStmt>(S))
         return fallsThrough(If->getThen(), Released) || !If->getElse() ||
                fallsThrough(If->getElse(), Released);
+    if (const auto *Label = dyn_cast<LabelStmt>(S))
+        return fallsThrough(Label->getSubStmt(), Released);
+    if (const auto *Case = dyn_cast<SwitchCase>(S))
+        return fallsThrough(Case->getSubStmt(), Released);
     return true;
 }
 
@@ -151,9 +155,31 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
     std::optional<unsigned> Last;
     for (unsigned K = LockIndex + 1; K < Block->size(); ++K) {
         const Stmt *S = Block->body_begin()[K];
-        if (isOperationOn(S, LockOp::Unlock, CS.Mutex)) {
+        // `out: pthread_mutex_unlock(&m);`, the end of the `goto out` error-path idiom: the
+        // label (or several) stays at the end of the outlined body, so the section's gotos to
+        // it still compile; CaptureAnalysis refuses it when a goto reaches it from outside.
+        const Stmt *Unlock = S, *UnlockParent = Block;
+        while (isa<LabelStmt, SwitchCase>(Unlock)) {
+            UnlockParent = Unlock;
+            Unlock = isa<LabelStmt>(Unlock) ? cast<LabelStmt>(Unlock)->getSubStmt()
+                                            : cast<SwitchCase>(Unlock)->getSubStmt();
+        }
+        if (isOperationOn(Unlock, LockOp::Unlock, CS.Mutex)) {
             Last = K;
-            CS.FinalUnlock = operationRange(S, Block);
+            CS.FinalUnlock = operationRange(Unlock, UnlockParent);
+            // Every label in front of the unlock must be written in the file, before it: a
+            // macro that spells the label would be replaced with the unlock.
+            for (const Stmt *L = S; CS.FinalUnlock && L != Unlock;
+                 L = isa<LabelStmt>(L) ? cast<LabelStmt>(L)->getSubStmt()
+                                       : cast<SwitchCase>(L)->getSubStmt()) {
+                std::optional<unsigned> At = Text.offset(L->getBeginLoc());
+                if (!At || *At >= CS.FinalUnlock->Begin) CS.FinalUnlock.reset();
+            }
+            if (!CS.FinalUnlock) {
+                CS.Refused = refuse("the critical section is written inside a macro expansion",
+                                    Unlock->getBeginLoc());
+                return CS;
+            }
             break;
         }
         std::vector<const CallExpr *> Unlocks;
@@ -228,8 +254,14 @@ void SectionFinder::findExits(CriticalSection &CS) {
                 Node = P;
                 P = parent(P);
             }
-        if (!P || !isa<CompoundStmt, IfStmt>(P) ||
-            (isa<IfStmt>(P) && cast<IfStmt>(P)->getCond() == Node)) {
+        // `l: pthread_mutex_unlock(&m);`: the label stays in the body, before `return N;`.
+        const Stmt *Top = Node, *TopParent = P;
+        while (TopParent && isa<LabelStmt>(TopParent)) {
+            Top = TopParent;
+            TopParent = parent(TopParent);
+        }
+        if (!TopParent || !isa<CompoundStmt, IfStmt>(TopParent) ||
+            (isa<IfStmt>(TopParent) && cast<IfStmt>(TopParent)->getCond() == Top)) {
             CS.Refused = refuse("the lock is released inside an expression", Unlock->getBeginLoc());
             return;
         }
@@ -249,9 +281,9 @@ void SectionFinder::findExits(CriticalSection &CS) {
         Exit E;
         E.Removed = *NodeRange;
         bool Terminated = false;
-        const Stmt *Cur = Node;
-        if (const auto *Block = dyn_cast<CompoundStmt>(P); Block && Block != CS.Block) {
-            auto It = std::find(Block->body_begin(), Block->body_end(), Node);
+        const Stmt *Cur = Top;
+        if (const auto *Block = dyn_cast<CompoundStmt>(TopParent); Block && Block != CS.Block) {
+            auto It = std::find(Block->body_begin(), Block->body_end(), Top);
             std::optional<TextRange> TailRange;
             for (auto Next = It + 1; Next != Block->body_end(); ++Next) {
                 std::optional<TextRange> R = Text.statement(*Next);
@@ -271,9 +303,9 @@ void SectionFinder::findExits(CriticalSection &CS) {
             Cur = Block;
         }
         while (!Terminated) {
-            const Stmt *Up = (Cur == Node) ? P : parent(Cur);
-            if (const auto *If = dyn_cast_or_null<IfStmt>(Up)) {
-                Cur = If;
+            const Stmt *Up = (Cur == Top) ? TopParent : parent(Cur);
+            if (Up && isa<IfStmt, LabelStmt>(Up)) {
+                Cur = Up;
                 continue;
             }
             if (Up == CS.Block) {

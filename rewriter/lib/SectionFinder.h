@@ -14,7 +14,9 @@ namespace rcl {
 /// unlock). Unlocks nested inside become exits; the statements that follow such an unlock
 /// (its tail) must leave the section (return, break, goto...) or fall out of its last
 /// statement. Jumps are followed on the function's structure rather than on a CFG: a label
-/// inside a section is refused, so every path is visible in the nesting of statements.
+/// inside a section is accepted only when every goto to it is in the section's body (checked by
+/// CaptureAnalysis), so every way in or out is visible in the nesting of statements. A label in
+/// front of the last unlock (`out: pthread_mutex_unlock(&m);`) ends the section there.
 class SectionFinder {
   public:
     SectionFinder(clang::ASTContext &Ctx, const LockApi &Api, const SourceText &Text)

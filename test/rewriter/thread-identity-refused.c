@@ -1,5 +1,6 @@
 // Case 13: the body would run on another thread: errno, thread-local variables,
-// pthread_self, alloca, va_arg and setjmp are refused; file byte-identical.
+// pthread_self, alloca, va_arg, setjmp, pthread_create (the new thread would inherit the server's
+// CPU pin: memcached's start_lru_maintainer_thread) and fork are refused; file byte-identical.
 // RUN: %rcl-rewrite --all %s -- %rcl_cflags > %t.c 2> %t.err
 // RUN: cmp %s %t.c
 // RUN: FileCheck %s < %t.err
@@ -8,11 +9,14 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <unistd.h>
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static __thread int per_thread;
 static long v;
 static jmp_buf env;
+static pthread_t tid;
+static void *thread_main(void *arg) { return arg; }
 
 void identity(int n, ...)
 {
@@ -44,6 +48,14 @@ void identity(int n, ...)
         v++;
     // CHECK: thread-identity-refused.c:[[@LINE-2]]:9: rcl: cannot convert critical section: uses setjmp/longjmp
     pthread_mutex_unlock(&m);
+    pthread_mutex_lock(&m);
+    v = pthread_create(&tid, NULL, thread_main, NULL);
+    // CHECK: thread-identity-refused.c:[[@LINE-1]]:9: rcl: cannot convert critical section: creates a thread, which would inherit the server's CPU affinity and signal mask
+    pthread_mutex_unlock(&m);
+    pthread_mutex_lock(&m);
+    v = fork();
+    // CHECK: thread-identity-refused.c:[[@LINE-1]]:9: rcl: cannot convert critical section: forks, and the child would be a copy of the server thread
+    pthread_mutex_unlock(&m);
     va_end(ap);
 }
-// CHECK: lock 'm': 0 converted, 6 refused
+// CHECK: lock 'm': 0 converted, 8 refused

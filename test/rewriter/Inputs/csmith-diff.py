@@ -2,8 +2,10 @@
 """Differential testing of rcl-rewrite on random C programs.
 
 For each seed: csmith generates a program; lock/unlock pairs of distinct mutexes are put
-around random ranges of whole statements of its functions (never around a return, break,
-continue, goto or label, so the original stays a valid locked program); rcl-rewrite --all
+around random ranges of whole statements of its functions (never around a return, break or
+continue, and around a goto or label only when every goto to a label of the range and every
+goto in the range stay inside it, so the original stays a valid locked program; a range may
+end right after a label, which gives the `goto out` idiom); rcl-rewrite --all
 converts what it can; both versions are compiled and run, and their outputs (csmith's
 checksum) must be equal. A rewritten file that does not compile is a failure too.
 
@@ -21,7 +23,9 @@ import subprocess
 import sys
 
 CSMITH_INCLUDE = "/usr/include/csmith"
-JUMP = re.compile(r"\b(return|break|continue|goto)\b|^\s*lbl_\w+:")
+JUMP = re.compile(r"\b(return|break|continue)\b")
+GOTO = re.compile(r"\bgoto\s+(lbl_\w+)\s*;")
+LABEL = re.compile(r"^\s*(lbl_\w+):\s*$")
 HEADER = re.compile(r"^\s*(for|while|if|else|do)\b")
 
 
@@ -40,8 +44,12 @@ def cut_points(lines):
             in_function = bool(re.match(r"^(static |int main)", lines[i - 1] if i else "")) \
                 and stripped.startswith("{")
         prev = lines[i - 1].strip() if i else ""
-        if in_function and depth >= 1 and stripped and not stripped.startswith(("{", "}", "else")):
-            prev_ends = prev.endswith(";") or prev.startswith("}") or prev.startswith("{")
+        # Before a statement, or before the `}` that closes a block (the end of a range).
+        closing = stripped.startswith("}") and not stripped.startswith("} while")
+        if in_function and depth >= 1 and stripped and not stripped.startswith(("{", "else")) \
+                and (closing or not stripped.startswith("}")):
+            prev_ends = prev.endswith(";") or prev.startswith("}") or prev.startswith("{") \
+                or LABEL.match(prev)
             if prev_ends and not HEADER.match(prev) and not HEADER.match(lines[i - 2].strip() if i > 1 else "") \
                     or prev.startswith("{"):
                 cuts.append((i, depth))
@@ -61,34 +69,70 @@ def block_id(lines, start, depth):
     return -1
 
 
+def jumps_stay_inside(lines, la, lb, gotos_to):
+    """Every goto in lines[la:lb] targets a label there, and every goto to a label there is
+    there too: the range is entered only at its top and left only at its bottom."""
+    for i in range(la, lb):
+        for target in GOTO.findall(lines[i]):
+            label = next((k for k in range(la, lb) if LABEL.match(lines[k])
+                          and LABEL.match(lines[k]).group(1) == target), None)
+            if label is None:
+                return False
+        m = LABEL.match(lines[i])
+        if m and any(not la <= g < lb for g in gotos_to.get(m.group(1), [])):
+            return False
+    return True
+
+
 def instrument(src, rng, max_sections):
     lines = src.split("\n")
     cuts = cut_points(lines)
+    gotos_to = {}
+    for i, line in enumerate(lines):
+        for target in GOTO.findall(line):
+            gotos_to.setdefault(target, []).append(i)
     chosen = []
+
+    def fits(a, b, longest=40):
+        (la, da), (lb, db) = cuts[a], cuts[b]
+        if da != db or block_id(lines, la, da) != block_id(lines, lb, db):
+            return False
+        if lb - la > longest:
+            return False
+        depth = 0
+        for line in lines[la:lb]:
+            depth += line.count("{") - line.count("}")
+            if depth < 0 or JUMP.search(line):
+                return False
+        if depth != 0 or not jumps_stay_inside(lines, la, lb, gotos_to):
+            return False
+        # A statement controlled by a header must not be split from it.
+        if HEADER.match(lines[lb - 1].strip()) and not lines[lb - 1].strip().endswith(";"):
+            return False
+        return not any(not (lb <= x or la >= y) for x, y in chosen)
+
+    # Ranges around a label and its gotos first, when the program has them (half of the
+    # labels): a forward goto gives the `goto out` idiom (the range ends right after the label,
+    # the unlock goes behind it), a backward one a loop inside the section.
+    starts = {line: k for k, (line, _) in enumerate(cuts)}
+    for i, line in enumerate(lines):
+        m = LABEL.match(line)
+        gotos = gotos_to.get(m.group(1), []) if m else []
+        if not gotos or rng.random() < 0.5:
+            continue
+        first, last = min(gotos + [i]), max(gotos)
+        ends = [starts[i + 1]] if last < i and i + 1 in starts else \
+            [k for k, (l, _) in enumerate(cuts) if l > last][:4]
+        begins = sorted((k for k, (l, _) in enumerate(cuts) if l <= first), reverse=True)[:8]
+        pair = next(((a, b) for b in ends for a in begins if fits(a, b, 100)), None)
+        if pair and len(chosen) < max_sections:
+            chosen.append((cuts[pair[0]][0], cuts[pair[1]][0]))
     for _ in range(max_sections * 20):
         if len(chosen) == max_sections or len(cuts) < 2:
             break
         a, b = sorted(rng.sample(range(len(cuts)), 2))
-        (la, da), (lb, db) = cuts[a], cuts[b]
-        if da != db or block_id(lines, la, da) != block_id(lines, lb, db):
-            continue
-        if lb - la > 40:
-            continue
-        body = lines[la:lb]
-        depth, ok = 0, True
-        for line in body:
-            depth += line.count("{") - line.count("}")
-            if depth < 0 or JUMP.search(line):
-                ok = False
-                break
-        if not ok or depth != 0:
-            continue
-        # A statement controlled by a header must not be split from it.
-        if HEADER.match(lines[lb - 1].strip()) and not lines[lb - 1].strip().endswith(";"):
-            continue
-        if any(not (lb <= x or la >= y) for x, y in chosen):
-            continue
-        chosen.append((la, lb))
+        if fits(a, b):
+            chosen.append((cuts[a][0], cuts[b][0]))
     if not chosen:
         return None, 0
     inserts = {}

@@ -169,10 +169,12 @@ static inline void answer(struct rcl_server *s, struct pass *p, struct rcl_mailb
 
 /* Whether the mailbox after slot i (of chunk c, which starts at slot base) holds a request for
  * lock: then the batch goes on and the mutex is kept. One early look at the line the scan reads
- * next anyway. */
+ * next anyway. Only while no servicing thread is blocked (nbusy == 0): then a posted request
+ * can be answered by nobody but this poller, so its client is not rewriting its lock field. */
 static inline bool next_wants(struct rcl_chunk *c, uint32_t base, uint32_t i, uint32_t lim,
-                              uint32_t n, pthread_mutex_t *lock) {
+                              uint32_t n, uint32_t nbusy, pthread_mutex_t *lock) {
     struct rcl_mailbox *next;
+    if (nbusy) return false;
     if (i + 1 < lim)
         next = &c->slot[i + 1];
     else if (base + RCL_CHUNK_SLOTS < n &&
@@ -230,7 +232,10 @@ static bool scan(struct rcl_worker *w, struct pass *p) {
              * the pass), so that the client rarely finds it still held when it returns: a
              * trylock just after its own delegated section fails only in those nanoseconds.
              * Releasing before the answer would put the unlock on every round trip. */
-            bool batch_ends = !next_wants(c, base, i, lim, n, mb->lock);
+            /* (Not after losing the polling role: the new poller may be answering that next
+             * request already, and its client rewriting the lock field.) */
+            bool batch_ends = atomic_load_explicit(&w->lost, memory_order_relaxed) ||
+                              !next_wants(c, base, i, lim, n, nbusy, mb->lock);
             answer(s, p, mb, r, cs_ns);
             if (batch_ends) release_held(w);
             p->served++;

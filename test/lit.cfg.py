@@ -45,6 +45,10 @@ config.substitutions.append(("%librcl-prof", os.path.join(obj, "profiler", "libr
 # The workflow command; a pattern, so it never eats the %rcl-* and %rcl_* names above.
 config.substitutions.append((r"%rcl(?![-\w])", os.path.join(obj, "cli", "rcl")))
 config.substitutions.append(("FileCheck", config.filecheck))
+# Shared by the suites: succeed iff a command exits with the given status.
+config.substitutions.append(
+    ("%expect_status", "%s %s" % (shutil.which("python3") or "python3",
+                                  os.path.join(config.test_source_root, "Inputs", "expect_status.py"))))
 config.substitutions.append(("%python", shutil.which("python3") or "python3"))
 
 if config.sanitize:

@@ -1,10 +1,10 @@
 // A program that dies of a fatal signal (SIGSEGV, abort) while another thread holds a lock:
 // the report is written for what was collected, and rcl-prof exits as a shell would (128+N).
 // RUN: %cc %s -o %t
-// RUN: %python %S/Inputs/expect_status.py 139 %rcl-prof -o %t.segv.txt --json %t.segv.json -- %t segv
+// RUN: %expect_status 139 %rcl-prof -o %t.segv.txt --json %t.segv.json -- %t segv
 // RUN: %python %S/Inputs/profile_lines.py %t.segv.json | FileCheck %s
 // RUN: FileCheck %s --check-prefix=REPORT < %t.segv.txt
-// RUN: %python %S/Inputs/expect_status.py 134 %rcl-prof --json %t.abort.json -- %t abort
+// RUN: %expect_status 134 %rcl-prof --json %t.abort.json -- %t abort
 // RUN: %python %S/Inputs/profile_lines.py %t.abort.json | FileCheck %s
 // CHECK: locks 2 untracked=0 threads=2 ended_by=fatal signal
 // CHECK-DAG: lock {{[0-9]}} m identity=symbol acq=5

@@ -201,6 +201,13 @@ struct rcl_server {
     _Atomic uint64_t exhausted;   /* ... to nobody: the pool was at its limit */
 } __attribute__((aligned(RCL_CACHE_LINE)));
 
+/* Statistics counter with one writer at a time (the poller, or whoever holds pool_lock): a
+ * relaxed load and store, no read-modify-write. */
+static inline void rcl_stat_add(_Atomic uint64_t *c, uint64_t n) {
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
+                          memory_order_relaxed);
+}
+
 RCL_HIDDEN void rcl_server_init(struct rcl_server *s, int index, int cpu);
 RCL_HIDDEN void rcl_server_start(struct rcl_server *s);
 /* Wake s's poller if it parked; called by a client after it posted (pairs with its park). */

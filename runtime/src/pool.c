@@ -155,11 +155,6 @@ bool rcl_pool_is_busy(struct rcl_server *s, struct rcl_mailbox *mb, uint32_t nbu
 
 /* ------------------------------------------------------------------ workers */
 
-static inline void stat_inc(_Atomic uint64_t *c) { /* under pool_lock */
-    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
-}
-
 /* A new worker, made the poller. pool_lock held. NULL (poller unchanged) if no thread can be
  * made. */
 static struct rcl_worker *create_worker(struct rcl_server *s) {
@@ -230,7 +225,7 @@ static void hand_over_locked(struct rcl_server *s, struct rcl_worker *w, struct 
     if (atomic_load_explicit(&s->nworkers, memory_order_relaxed) < (uint32_t)rcl_rt.cfg.pool_max)
         y = create_worker(s); /* publishes itself as the poller before its thread starts */
     if (!y) {
-        stat_inc(&s->exhausted);
+        rcl_stat_add(&s->exhausted, 1);
         atomic_store_explicit(&s->poller, NULL, memory_order_release);
     }
 }
@@ -241,7 +236,7 @@ void rcl_pool_before_block(struct rcl_worker *w) {
     rcl_spin_lock(&s->pool_lock);
     if (atomic_load_explicit(&s->poller, memory_order_relaxed) == w) {
         hand_over_locked(s, w, atomic_load_explicit(&w->cur, memory_order_relaxed));
-        stat_inc(&s->handovers);
+        rcl_stat_add(&s->handovers, 1);
     }
     rcl_spin_unlock(&s->pool_lock);
 }
@@ -338,7 +333,7 @@ static void detected_handover(struct rcl_server *s, struct rcl_worker *w, struct
         if (atomic_load_explicit(&w->cur, memory_order_relaxed) == mb &&
             atomic_load_explicit(&w->ncs, memory_order_relaxed) == ncs) {
             hand_over_locked(s, w, mb);
-            stat_inc(&s->detected);
+            rcl_stat_add(&s->detected, 1);
         } else {
             atomic_store_explicit(&w->lost, 0, memory_order_relaxed);
         }

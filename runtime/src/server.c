@@ -99,12 +99,6 @@ struct pass {
     struct rcl_mailbox *answered[RCL_ANSWERED_MAX];
 };
 
-/* Single-writer counter: a relaxed load and store, no read-modify-write. */
-static inline void stat_add(_Atomic uint64_t *c, uint64_t n) {
-    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
-                          memory_order_relaxed);
-}
-
 static void release_held(struct rcl_worker *w) {
     if (w->held) pthread_mutex_unlock(w->held);
     w->held = NULL;
@@ -288,7 +282,7 @@ static void park(struct rcl_server *s, unsigned blocked, uint64_t timeout_ns) {
         rcl_pool_poller_unparked(s);
         return;
     }
-    stat_add(&s->parks, 1);
+    rcl_stat_add(&s->parks, 1);
     rcl_futex_wait(&s->sleeping, 1, timeout_ns);
     atomic_store_explicit(&s->sleeping, 0, memory_order_seq_cst);
     rcl_pool_poller_unparked(s);
@@ -314,7 +308,7 @@ static void poll_loop(struct rcl_worker *w) {
         bool still = scan(w, &p);
         release_held(w);
         if (p.served) {
-            stat_add(&s->served, p.served); /* the new poller may add too: a lost count at
+            rcl_stat_add(&s->served, p.served); /* the new poller may add too: a lost count at
                                                worst, this is a statistic */
             if (p.nanswered) flush_wakes(s, &p);
             if (!still) return;
@@ -330,7 +324,7 @@ static void poll_loop(struct rcl_worker *w) {
             sched_yield();
         else
             rcl_cpu_relax();
-        stat_add(&s->idle_passes, 1);
+        rcl_stat_add(&s->idle_passes, 1);
         if (++idle_passes % 64) continue;
         uint64_t now = rcl_now_ns();
         if (!idle_since) idle_since = now;

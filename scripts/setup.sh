@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(clang-19 libclang-19-dev llvm-19-dev llvm-19-tools libclang-rt-19-dev clang-format-19
           libhwloc-dev hwloc libck-dev ninja-build cmake pkg-config python3 python3-psutil
-          csmith libcsmith-dev libevent-dev python3-matplotlib)
+          csmith libcsmith-dev libevent-dev python3-matplotlib
+          clang-tools-19)   # clang-apply-replacements-19 (rewriter/export-fixes-apply.test)
 PACKAGES+=(libmemcached-tools dpkg-dev)   # bench/apps/memcached.sh: memaslap; apt-get source
 
 missing=()

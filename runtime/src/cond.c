@@ -1,5 +1,6 @@
 /*
- * cond.c - condition waits inside critical sections.
+ * cond.c - condition waits inside critical sections, and the cancellation of a thread whose
+ * delegated section waits.
  *
  * The condition variable and the mutex stay the program's own pthread objects: on a servicing
  * thread, the mutex of a delegated critical section is really held by that thread (server.c
@@ -7,27 +8,172 @@
  * thing to add is to hand the server's polling role to a spare servicing thread before the
  * thread blocks (pool.c), so that the server goes on serving -- including the critical
  * sections that will signal.
+ *
+ * ==========================================================================================
+ * CANCELLATION OF A CLIENT WHOSE SECTION WAITS (mailbox fields wait and wait_cond)
+ * ==========================================================================================
+ *
+ * With plain pthreads, pthread_cond_wait is a cancellation point: a thread cancelled while it
+ * waits takes the mutex again, runs its cleanup handlers (which usually unlock it) and exits.
+ * Delegated, the wait runs on a servicing thread while the client waits for its answer in a
+ * futex call that is no cancellation point. This protocol gives the client the POSIX outcome:
+ * the section is abandoned at its wait, the client holds the mutex when its cleanup handlers
+ * run, and no condition signal is consumed.
+ *
+ * The client waits with asynchronous cancellation enabled only while the section is known to
+ * be inside the wait and cannot get out of it without the client's consent, so that a
+ * cancellation acting at any instruction of that window finds the section abandonable:
+ *
+ *   state     set by     meaning
+ *   --------  ---------  ---------------------------------------------------------------
+ *   NONE      server     no cancellable wait (also: the client left CLIENT, see RESUME)
+ *   WAITING   server     the section waits on wait_cond (written before, release)
+ *   CLIENT    client     WAITING -> CLIENT by CAS: the client waits, cancellable
+ *   RESUME    server     CLIENT -> RESUME by CAS, then a futex wake: the wait returned, the
+ *                        client must leave; it stores NONE and wakes the server
+ *   CANCEL    client     its cleanup handler (cancellation acted while CLIENT or RESUME)
+ *
+ *   server, after pthread_cond_wait returns (mutex held):
+ *       CAS WAITING -> NONE: go on.   Else: CLIENT -> RESUME, wake, wait while RESUME;
+ *       NONE: go on.   CANCEL: pass a signal on (pthread_cond_signal: the wake-up this wait
+ *       may have consumed goes to another waiter, a spurious one at worst) and abandon the
+ *       request: rcl_server_abandon releases the mutex, answers RCL_ANSWER_CANCELLED and
+ *       unwinds the servicing thread to its loop (siglongjmp; the section's frames are C).
+ *   client, parked on a request whose wait is WAITING (cond_client_wait):
+ *       CAS WAITING -> CLIENT; push the cleanup handler; asynchronous cancellation on (acts at
+ *       once on a pending request); futex-wait while CLIENT; cancellation back to deferred;
+ *       pop; store NONE; wake the server.
+ *   client cleanup handler (cancellation acted, state CLIENT or RESUME):
+ *       store CANCEL; wake the server; pthread_cond_broadcast(wait_cond) (the server cannot be
+ *       past its wait, so the condition variable is alive; the broadcast is a spurious wake-up
+ *       for other waiters, which POSIX allows); wait for the answer; pthread_mutex_lock: the
+ *       cleanup handlers that follow run with the mutex held, as POSIX says.
+ * Why it is correct: in CLIENT and RESUME only the client changes the state, and the server
+ * runs no code of the section until the state leaves them; so when cancellation acts, the
+ * section is at its wait and is abandoned there, and when the client leaves normally, the
+ * server goes on as if nothing happened. Only top-level sections (not nested inline ones) whose
+ * wait names their own mutex take part; other waits are not cancellation points for their
+ * client (docs/runtime.md, "Known limits").
+ * ==========================================================================================
  */
 #include "internal.h"
 
+#include <errno.h>
+
 static inline void before_wait(void) {
     struct rcl_worker *w = rcl_self_worker;
-    if (w) rcl_pool_before_block(w);
+    if (w) {
+        rcl_server_flush_pass(w); /* the wait may last: wake the clients answered so far */
+        rcl_pool_before_block(w);
+    }
+}
+
+/* The request whose wait a cancelled client may abandon, or NULL: a top-level delegated
+ * section waiting with its own mutex. */
+static struct rcl_mailbox *cancellable_request(pthread_mutex_t *lock) {
+    struct rcl_worker *w = rcl_self_worker;
+    if (!w || w->nactive != 1) return NULL;
+    struct rcl_mailbox *mb = atomic_load_explicit(&w->cur, memory_order_relaxed);
+    return mb && mb->lock == lock ? mb : NULL;
+}
+
+static void wait_begins(struct rcl_mailbox *mb, pthread_cond_t *cond) {
+    mb->wait_cond = cond;
+    atomic_store_explicit(&mb->wait, RCL_WAIT_WAITING, memory_order_release);
+    /* a parked client looks at the state only when it wakes: wake it now */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&mb->parked, memory_order_relaxed)) rcl_futex_wake(&mb->parked, 1);
+}
+
+/* The wait returned (mutex held): go on, or abandon the request of a cancelled client. */
+static void wait_ends(struct rcl_mailbox *mb, pthread_cond_t *cond) {
+    uint32_t st = RCL_WAIT_WAITING;
+    if (atomic_compare_exchange_strong_explicit(&mb->wait, &st, RCL_WAIT_NONE, memory_order_acq_rel,
+                                                memory_order_acquire))
+        return;
+    for (;;) {
+        switch (st) {
+        case RCL_WAIT_CLIENT: /* ask the client to leave its cancellable wait */
+            if (atomic_compare_exchange_strong_explicit(
+                    &mb->wait, &st, RCL_WAIT_RESUME, memory_order_acq_rel, memory_order_acquire)) {
+                rcl_futex_wake(&mb->wait, 1);
+                st = RCL_WAIT_RESUME;
+            }
+            break;
+        case RCL_WAIT_RESUME:
+            rcl_futex_wait(&mb->wait, RCL_WAIT_RESUME, 0);
+            st = atomic_load_explicit(&mb->wait, memory_order_acquire);
+            break;
+        case RCL_WAIT_CANCEL:
+            pthread_cond_signal(cond);
+            atomic_store_explicit(&mb->wait, RCL_WAIT_NONE, memory_order_relaxed);
+            rcl_server_abandon(rcl_self_worker, mb);
+        default: /* NONE: the client left */
+            return;
+        }
+    }
 }
 
 int rcl_cond_wait(pthread_cond_t *cond, pthread_mutex_t *lock) {
+    struct rcl_mailbox *mb = cancellable_request(lock);
     before_wait();
-    return pthread_cond_wait(cond, lock);
+    if (mb) wait_begins(mb, cond);
+    int r = pthread_cond_wait(cond, lock);
+    if (mb) wait_ends(mb, cond);
+    return r;
 }
 
 int rcl_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *lock,
                        const struct timespec *abstime) {
+    struct rcl_mailbox *mb = cancellable_request(lock);
     before_wait();
-    return pthread_cond_timedwait(cond, lock, abstime);
+    if (mb) wait_begins(mb, cond);
+    int r = pthread_cond_timedwait(cond, lock, abstime);
+    if (mb) wait_ends(mb, cond);
+    return r;
 }
 
 int rcl_cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *lock, clockid_t clock,
                        const struct timespec *abstime) {
+    struct rcl_mailbox *mb = cancellable_request(lock);
     before_wait();
-    return pthread_cond_clockwait(cond, lock, clock, abstime);
+    if (mb) wait_begins(mb, cond);
+    int r = pthread_cond_clockwait(cond, lock, clock, abstime);
+    if (mb) wait_ends(mb, cond);
+    return r;
+}
+
+/* ------------------------------------------------------------------ the client's side */
+
+struct cancel_arg {
+    struct rcl_server *s;
+    struct rcl_mailbox *mb;
+};
+
+static void client_cancelled(void *arg) {
+    struct cancel_arg *a = arg;
+    struct rcl_mailbox *mb = a->mb;
+    atomic_store_explicit(&mb->wait, RCL_WAIT_CANCEL, memory_order_seq_cst);
+    rcl_futex_wake(&mb->wait, 1);
+    pthread_cond_broadcast(mb->wait_cond);
+    rcl_client_park(a->s, mb, false); /* cancellation is disabled while cleanup handlers run */
+    pthread_mutex_lock(mb->lock);
+}
+
+bool rcl_cond_client_wait(struct rcl_server *s, struct rcl_mailbox *mb) {
+    uint32_t st = RCL_WAIT_WAITING;
+    if (!atomic_compare_exchange_strong_explicit(&mb->wait, &st, RCL_WAIT_CLIENT,
+                                                 memory_order_acq_rel, memory_order_acquire))
+        return false;
+    struct cancel_arg arg = {s, mb};
+    int type;
+    pthread_cleanup_push(client_cancelled, &arg);
+    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &type);
+    while (atomic_load_explicit(&mb->wait, memory_order_acquire) == RCL_WAIT_CLIENT)
+        rcl_futex_wait(&mb->wait, RCL_WAIT_CLIENT, 0);
+    pthread_setcanceltype(type, NULL);
+    pthread_cleanup_pop(0);
+    atomic_store_explicit(&mb->wait, RCL_WAIT_NONE, memory_order_release); /* was RESUME */
+    rcl_futex_wake(&mb->wait, 1);
+    return true;
 }

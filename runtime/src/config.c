@@ -114,6 +114,21 @@ static void load_affinity(struct rcl_config *cfg) {
         rcl_warn("RCL_CLIENT_AFFINITY=%s: expected 'auto', 'exclude' or 'any'; using auto", v);
 }
 
+/* RCL_STATS=1 (text on stderr at exit) or json:FILE. */
+static void load_stats(struct rcl_config *cfg) {
+    const char *v = getenv("RCL_STATS");
+    if (!v || !strcmp(v, "0")) return;
+    if (!strcmp(v, "1"))
+        cfg->stats = RCL_STATS_TEXT;
+    else if (!strncmp(v, "json:", 5) && v[5]) {
+        cfg->stats = RCL_STATS_JSON;
+        cfg->stats_file = v + 5;
+    } else
+        rcl_warn("RCL_STATS=%s: expected '1' (text on stderr at exit) or 'json:FILE'; "
+                 "no statistics",
+                 v);
+}
+
 void rcl_config_load(struct rcl_config *cfg) {
     memset(cfg, 0, sizeof *cfg);
     cfg->mode = RCL_MODE_DELEGATE;
@@ -131,6 +146,7 @@ void rcl_config_load(struct rcl_config *cfg) {
     load_int("RCL_BLOCK_DETECT_US", 0, 1000000, &detect_us, " (microseconds; 0 disables)");
     load_server_cpus(cfg);
     load_affinity(cfg);
+    load_stats(cfg);
     cfg->cpu_kinds = getenv("RCL_CPU_KINDS");
     cfg->lock_servers = getenv("RCL_LOCK_SERVERS");
 

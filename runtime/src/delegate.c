@@ -176,41 +176,70 @@ static inline struct rcl_mailbox *client_mailbox(struct rcl_server *s) {
 
 static inline void post(struct rcl_server *s, struct rcl_mailbox *mb, pthread_mutex_t *lock,
                         rcl_cs_fn fn, void *ctx) {
-    mb->lock = lock;
+    __atomic_store_n(&mb->lock, lock, __ATOMIC_RELAXED); /* read early by next_wants (server.c) */
     mb->ctx = ctx;
+    mb->err = errno; /* the section sees the caller's errno (server.c copies it back) */
     atomic_store_explicit(&mb->fn, fn, memory_order_release); /* pairs: scan() acquire */
     rcl_server_kick(s);
+}
+
+static inline bool answered(struct rcl_mailbox *mb) {
+    return !atomic_load_explicit(&mb->fn, memory_order_acquire); /* pairs: answer() release */
+}
+
+/* A server without a poller (every servicing thread blocked, the pool at RCL_POOL_MAX) serves
+ * nobody until one returns: then the request is taken back and its caller runs it. */
+static inline bool withdrawn(struct rcl_server *s, struct rcl_mailbox *mb) {
+    return __builtin_expect(rcl_pool_exhausted(s), 0) && rcl_pool_withdraw(s, mb);
+}
+
+void rcl_client_park(struct rcl_server *s, struct rcl_mailbox *mb, bool cancellable) {
+    /* The timeout is a safety net for a wake-up hint the server missed (server.c). */
+    for (uint64_t timeout = 1000000;; timeout = timeout < 128000000 ? 2 * timeout : timeout) {
+        atomic_store_explicit(&mb->parked, 1, memory_order_relaxed);
+        atomic_thread_fence(memory_order_seq_cst); /* D1: pairs with D2 in flush_wakes */
+        if (answered(mb) || withdrawn(s, mb)) break;
+        if (cancellable &&
+            atomic_load_explicit(&mb->wait, memory_order_acquire) == RCL_WAIT_WAITING &&
+            rcl_cond_client_wait(s, mb))
+            continue;
+        rcl_futex_wait(&mb->parked, 1, timeout);
+        if (answered(mb)) break;
+    }
+    atomic_store_explicit(&mb->parked, 0, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&s->nparked, 1, memory_order_relaxed);
 }
 
 /* Spin for about the cost of a futex wake-up, then park (server.c, "Waking a parked client"). */
 static void client_wait(struct rcl_server *s, struct rcl_mailbox *mb) {
     for (unsigned i = 1;; i++) {
-        if (!atomic_load_explicit(&mb->fn, memory_order_acquire)) /* pairs: answer() release */
-            return;
+        if (answered(mb)) return;
         rcl_cpu_relax();
         if (i == 64) {
             const uint64_t deadline = rcl_now_ns() + rcl_rt.cfg.spin_ns;
             for (;;) {
                 for (int k = 0; k < 64; k++) {
-                    if (!atomic_load_explicit(&mb->fn, memory_order_acquire)) return;
+                    if (answered(mb)) return;
                     rcl_cpu_relax();
                 }
-                if (rcl_now_ns() >= deadline) break;
+                if (withdrawn(s, mb) || rcl_now_ns() >= deadline) break;
             }
             break;
         }
     }
+    if (answered(mb)) return;
     atomic_fetch_add_explicit(&s->nparked, 1, memory_order_seq_cst);
-    /* The timeout is a safety net for a wake-up hint the server missed (server.c). */
-    for (uint64_t timeout = 1000000;; timeout = timeout < 128000000 ? 2 * timeout : timeout) {
-        atomic_store_explicit(&mb->parked, 1, memory_order_relaxed);
-        atomic_thread_fence(memory_order_seq_cst); /* D1: pairs with D2 in flush_wakes */
-        if (!atomic_load_explicit(&mb->fn, memory_order_acquire)) break;
-        rcl_futex_wait(&mb->parked, 1, timeout);
-        if (!atomic_load_explicit(&mb->fn, memory_order_acquire)) break;
-    }
-    atomic_store_explicit(&mb->parked, 0, memory_order_relaxed);
-    atomic_fetch_sub_explicit(&s->nparked, 1, memory_order_relaxed);
+    /* A server thread waiting on another server is never cancelled. */
+    rcl_client_park(s, mb, rcl_self_server == NULL);
+}
+
+/* Run a request the server handed back (server.c's try_take) the way the original program ran
+ * it: in the caller, under the mutex. */
+static int run_locally(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {
+    pthread_mutex_lock(lock);
+    int r = fn(ctx);
+    pthread_mutex_unlock(lock);
+    return r;
 }
 
 /* A server thread is about to wait on server `to`: refuse to close a cycle. */
@@ -229,12 +258,7 @@ static void nested_wait_begin(struct rcl_server *self, struct rcl_server *to) {
 }
 
 static int delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, uint64_t *cs_ns) {
-    if (rcl_rt.cfg.mode == RCL_MODE_LOCAL) {
-        pthread_mutex_lock(lock);
-        int r = fn(ctx);
-        pthread_mutex_unlock(lock);
-        return r;
-    }
+    if (rcl_rt.cfg.mode == RCL_MODE_LOCAL) return run_locally(lock, fn, ctx);
     struct rcl_server *s = &rcl_rt.servers[server_index(lock)];
     struct rcl_server *self = rcl_self_server;
     if (self) {
@@ -245,7 +269,9 @@ static int delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, uint64_t *cs
     post(s, mb, lock, fn, ctx);
     client_wait(s, mb);
     if (self) atomic_store_explicit(&self->waiting_on, NULL, memory_order_release);
+    if (__builtin_expect(mb->status != RCL_ANSWER_RAN, 0)) return run_locally(lock, fn, ctx);
     if (cs_ns) *cs_ns = mb->cs_ns;
+    errno = mb->err;
     return mb->ret;
 }
 
@@ -264,6 +290,29 @@ __attribute__((noinline)) int rcl_delegate(pthread_mutex_t *lock, rcl_cs_fn fn, 
 
 /* ------------------------------------------------------------------ start-up, fork */
 
+/* Prepare: no server thread may hold a program's mutex across fork() (a child whose first lock
+ * finds it held by a thread that does not exist there hangs). Each server's poller pauses
+ * between two passes, holding no mutex (server.c). rt_init_lock is held too, so no runtime
+ * starts meanwhile. A servicing thread blocked inside a critical section keeps its mutex, as a
+ * thread of the original program blocked inside it would. */
+static void before_fork(void) {
+    pthread_mutex_lock(&rt_init_lock);
+    if (atomic_load_explicit(&rt_state, memory_order_relaxed) != 2 ||
+        rcl_rt.cfg.mode != RCL_MODE_DELEGATE)
+        return;
+    for (int i = 0; i < rcl_rt.nservers; i++)
+        if (&rcl_rt.servers[i] != rcl_self_server) /* a section that forks: see runtime.md */
+            rcl_server_fork_prepare(&rcl_rt.servers[i]);
+}
+
+static void after_fork_parent(void) {
+    if (atomic_load_explicit(&rt_state, memory_order_relaxed) == 2 &&
+        rcl_rt.cfg.mode == RCL_MODE_DELEGATE)
+        for (int i = 0; i < rcl_rt.nservers; i++)
+            if (&rcl_rt.servers[i] != rcl_self_server) rcl_server_fork_parent(&rcl_rt.servers[i]);
+    pthread_mutex_unlock(&rt_init_lock);
+}
+
 static void after_fork_child(void) {
     /* Only the forking thread exists: no server, and rt_init_lock may have been held. */
     pthread_mutex_init(&rt_init_lock, NULL);
@@ -277,7 +326,7 @@ static void after_fork_child(void) {
 static void runtime_start(void) {
     static bool atfork_registered;
     if (!atfork_registered) {
-        pthread_atfork(NULL, NULL, after_fork_child);
+        pthread_atfork(before_fork, after_fork_parent, after_fork_child);
         atfork_registered = true;
         rcl_config_load(&rcl_rt.cfg);
         rcl_placement_init(&rcl_rt.pl, &rcl_rt.cfg);
@@ -287,6 +336,7 @@ static void runtime_start(void) {
             rcl_rt.prof_begin = NULL, rcl_rt.prof_end = NULL;
         rcl_rt.prof_server_thread =
             (rcl_prof_server_thread_fn)dlsym(RTLD_DEFAULT, RCL_PROF_SERVER_THREAD_SYMBOL);
+        rcl_stats_register();
     }
     /* (after a fork the configuration and placement are inherited as they were) */
     rcl_rt.nservers = rcl_rt.pl.nservers;

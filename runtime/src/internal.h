@@ -8,7 +8,9 @@
  *              mailbox protocol).
  * pool.c       servicing threads: the pool per server, the polling role and its hand-over,
  *              the blocking detector (its design comment explains that protocol).
- * cond.c       rcl_cond_wait and friends.
+ * cond.c       rcl_cond_wait and friends, and the cancellation of a client whose section waits
+ *              (its design comment explains that protocol).
+ * stats.c      RCL_STATS: what the servers did, printed at exit.
  * delegate.c   start-up, lock-to-server mapping, the client side of rcl_delegate, modes,
  *              nesting, fork.
  */
@@ -23,6 +25,7 @@
 #include <hwloc.h>
 #include <pthread.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -35,6 +38,7 @@
 #define RCL_MAX_SERVERS 256
 
 enum rcl_client_affinity { RCL_AFFINITY_AUTO, RCL_AFFINITY_EXCLUDE, RCL_AFFINITY_ANY };
+enum rcl_stats_out { RCL_STATS_OFF, RCL_STATS_TEXT, RCL_STATS_JSON };
 
 struct rcl_config {
     enum rcl_mode mode;
@@ -44,12 +48,14 @@ struct rcl_config {
     const char *cpu_kinds;    /* RCL_CPU_KINDS as given, validated by placement.c */
     const char *lock_servers; /* RCL_LOCK_SERVERS as given, resolved by delegate.c */
     enum rcl_client_affinity client_affinity;
-    uint64_t spin_ns;        /* client spin before parking */
-    uint64_t server_spin_ns; /* idle server spin before parking */
-    int pool_max;            /* servicing threads per server, at most */
-    int pool_spare;          /* idle spares a server keeps */
-    uint64_t pool_idle_ns;   /* a spare beyond pool_spare exits after this long idle */
-    uint64_t detect_ns;      /* blocking detector's period; 0: no detector */
+    uint64_t spin_ns;         /* client spin before parking */
+    uint64_t server_spin_ns;  /* idle server spin before parking */
+    int pool_max;             /* servicing threads per server, at most */
+    int pool_spare;           /* idle spares a server keeps */
+    uint64_t pool_idle_ns;    /* a spare beyond pool_spare exits after this long idle */
+    uint64_t detect_ns;       /* blocking detector's period; 0: no detector */
+    enum rcl_stats_out stats; /* RCL_STATS: what to print at exit (stats.c) */
+    const char *stats_file;   /* RCL_STATS=json:FILE */
 };
 
 /* Parse the environment into *cfg. Malformed values print one line on stderr and keep the
@@ -99,17 +105,40 @@ RCL_HIDDEN void rcl_placement_client_register(const struct rcl_placement *pl);
 
 /*
  * One request slot: exactly one cache line, owned by one (client thread, server) pair.
- * Field ownership is explained at the top of server.c.
+ * Field ownership is explained at the top of server.c; the cancellation fields (wait,
+ * wait_cond) at the top of cond.c.
  */
 struct rcl_mailbox {
-    _Atomic(rcl_cs_fn) fn;   /* client: posts (release); server: clears on answer (release) */
-    void *ctx;               /* client, before posting */
-    pthread_mutex_t *lock;   /* client, before posting */
-    int ret;                 /* server, before clearing fn */
-    _Atomic uint32_t parked; /* client: 1 before futex-waiting; server: 0 and wake */
-    uint64_t cs_ns;          /* server, before clearing fn, when profiling */
-    _Atomic uint32_t in_use; /* slot allocated to a client (registration lock) */
+    _Atomic(rcl_cs_fn) fn;     /* client: posts (release); server: clears on answer (release);
+                                  client: withdraws while its server has no poller (pool.c) */
+    void *ctx;                 /* client, before posting */
+    pthread_mutex_t *lock;     /* client, before posting */
+    uint64_t cs_ns;            /* server, before clearing fn, when profiling */
+    pthread_cond_t *wait_cond; /* server, before wait = RCL_WAIT_WAITING (cond.c) */
+    int ret;                   /* server, before clearing fn */
+    int err;                   /* errno: client before posting, server before clearing fn */
+    _Atomic uint32_t parked;   /* client: 1 before futex-waiting; server: 0 and wake */
+    _Atomic uint32_t wait;     /* cancellation of a section waiting on a condition (cond.c) */
+    int tid;                   /* the owning client's kernel thread id (allocation) */
+    uint16_t status;         /* enum rcl_answer: server (or withdrawing client), before fn = NULL */
+    _Atomic uint16_t in_use; /* slot allocated to a client (registration lock) */
 } __attribute__((aligned(RCL_CACHE_LINE)));
+
+/* mailbox wait: a delegated section waiting on a condition, and its client's cancellation. */
+enum rcl_wait_state {
+    RCL_WAIT_NONE = 0,    /* no cancellable condition wait */
+    RCL_WAIT_WAITING = 1, /* the section waits on wait_cond (servicing thread) */
+    RCL_WAIT_CLIENT = 2,  /* the client waits with asynchronous cancellation enabled */
+    RCL_WAIT_RESUME = 3,  /* the section woke up: the client must leave that state */
+    RCL_WAIT_CANCEL = 4,  /* the client was cancelled: the section is abandoned */
+};
+
+/* How a request was answered (mailbox status). */
+enum rcl_answer {
+    RCL_ANSWER_RAN = 0,       /* the server ran it: ret and err are the section's */
+    RCL_ANSWER_HAND_BACK = 1, /* not run: the caller runs it itself under the mutex (server.c) */
+    RCL_ANSWER_CANCELLED = 2, /* abandoned in a condition wait: its client is being cancelled */
+};
 
 _Static_assert(sizeof(struct rcl_mailbox) == RCL_CACHE_LINE, "a mailbox is one cache line");
 
@@ -136,6 +165,7 @@ RCL_HIDDEN void rcl_spin_lock(rcl_spin_t *l);
 RCL_HIDDEN void rcl_spin_unlock(rcl_spin_t *l);
 
 struct rcl_server;
+struct pass;
 
 /* One servicing thread of a server (pool.c). Exactly one per server polls at a time. */
 struct rcl_worker {
@@ -153,6 +183,9 @@ struct rcl_worker {
     struct rcl_worker *next;     /* spare stack or free list (pool_lock) */
     uint64_t spare_since;        /* when it became a spare (pool_lock) */
     /* private to the worker thread */
+    int *errp;             /* its errno (the client's errno is copied in and out, server.c) */
+    struct pass *pass;     /* the scan pass it runs (server.c) */
+    sigjmp_buf abandon;    /* where a cancelled client's condition wait unwinds to (cond.c) */
     pthread_mutex_t *held; /* the current batch's mutex, taken by trylock, or NULL */
     pthread_mutex_t *active[RCL_MAX_NEST]; /* locks whose CS is running, outermost first */
     int nactive;
@@ -161,10 +194,11 @@ struct rcl_worker {
 struct rcl_server {
     /* read-mostly by clients and the server */
     int index;
-    int cpu;                  /* PU it is pinned to, -1 unpinned */
-    struct rcl_chunk *chunks; /* first chunk; the list only grows */
-    _Atomic uint32_t nslots;  /* slots [0, nslots) may be in use: the server scans those */
-    pthread_mutex_t reg_lock; /* slot allocation and chunk growth */
+    int cpu;                    /* PU it is pinned to, -1 unpinned */
+    struct rcl_chunk *chunks;   /* first chunk; the list only grows */
+    _Atomic uint32_t nslots;    /* slots [0, nslots) may be in use: the server scans those */
+    _Atomic uint32_t fork_hold; /* a fork is being prepared: the poller pauses (delegate.c) */
+    pthread_mutex_t reg_lock;   /* slot allocation and chunk growth */
     /* requests kept by workers that lost the polling role: the poller skips them (pool.c).
      * Compact array; entries are added only while no worker is scanning. */
     _Atomic uint32_t nbusy;
@@ -178,6 +212,9 @@ struct rcl_server {
 
     /* the blocking detector parks while the poller does (1: parked) */
     _Atomic uint32_t detector_parked;
+    /* the poller paused for a fork (futex; written by the poller, waited on by the forker) */
+    _Atomic uint32_t fork_paused;
+    bool fork_locked; /* the forking thread holds pool_lock across fork() (no poller) */
 
     /* nested delegation: the server this one is waiting on (cycle detection) */
     struct rcl_server *_Atomic waiting_on __attribute__((aligned(RCL_CACHE_LINE)));
@@ -199,6 +236,12 @@ struct rcl_server {
     _Atomic uint64_t handovers;   /* polling role handed over by a waiting CS (rcl_cond_*) */
     _Atomic uint64_t detected;    /* ... by the blocking detector */
     _Atomic uint64_t exhausted;   /* ... to nobody: the pool was at its limit */
+    /* requests handed back to their callers to run locally (server.c, pool.c): */
+    _Atomic uint64_t back_owner;     /* the caller already holds the (recursive) mutex */
+    _Atomic uint64_t back_robust;    /* robust mutex: owner-died must reach the program */
+    _Atomic uint64_t back_error;     /* trylock failed otherwise (EAGAIN, EINVAL...) */
+    _Atomic uint64_t back_exhausted; /* withdrawn by the client: no servicing thread left */
+    _Atomic uint64_t cancelled;      /* condition waits abandoned for a cancelled client */
 } __attribute__((aligned(RCL_CACHE_LINE)));
 
 /* Statistics counter with one writer at a time (the poller, or whoever holds pool_lock): a
@@ -215,11 +258,28 @@ RCL_HIDDEN void rcl_server_kick(struct rcl_server *s);
 /* Run fn inline on the calling servicing thread (nested delegation to the same server). */
 RCL_HIDDEN int rcl_server_run_nested(struct rcl_worker *w, pthread_mutex_t *lock, rcl_cs_fn fn,
                                      void *ctx);
+/* The worker is about to block inside a critical section: wake the clients it answered in its
+ * current pass now (server.c). */
+RCL_HIDDEN void rcl_server_flush_pass(struct rcl_worker *w);
+/* Wake every parked client of s whose request is still posted, so it looks at the pool again
+ * (its server has no poller: pool.c). Caller holds s->pool_lock. */
+RCL_HIDDEN void rcl_server_wake_waiting_clients(struct rcl_server *s);
+/* Abandon w's running top-level request mb (its client is being cancelled in a condition
+ * wait; cond.c): release its mutex, answer RCL_ANSWER_CANCELLED, unwind to the worker's loop. */
+RCL_HIDDEN _Noreturn void rcl_server_abandon(struct rcl_worker *w, struct rcl_mailbox *mb);
+/* Fork: pause s's poller so that no server thread holds a program's mutex across fork(), and
+ * let it go on in the parent afterwards (delegate.c's pthread_atfork handlers). */
+RCL_HIDDEN void rcl_server_fork_prepare(struct rcl_server *s);
+RCL_HIDDEN void rcl_server_fork_parent(struct rcl_server *s);
 /* A worker's life: poll while it holds the polling role, else wait in the pool (server.c). */
 RCL_HIDDEN void *rcl_worker_main(void *arg);
 
 /* pool.c */
 RCL_HIDDEN void rcl_pool_start(struct rcl_server *s);
+/* Attributes of every thread the runtime starts: detached, asynchronous signals blocked; and
+ * what each such thread calls first (the same signals blocked, from inside). */
+RCL_HIDDEN void rcl_runtime_thread_attr(pthread_attr_t *attr);
+RCL_HIDDEN void rcl_runtime_thread_start(void);
 /* The polling loop saw w->lost: true if w still holds the role (a detector's false alarm). */
 RCL_HIDDEN bool rcl_pool_still_poller(struct rcl_worker *w);
 /* w lost the role and finished its request: leave the busy set; poll again if nobody does.
@@ -232,6 +292,14 @@ RCL_HIDDEN void rcl_pool_before_block(struct rcl_worker *w);
 /* The poller parked / unparked: lets the detector park with it. */
 RCL_HIDDEN void rcl_pool_poller_unparked(struct rcl_server *s);
 RCL_HIDDEN bool rcl_pool_is_busy(struct rcl_server *s, struct rcl_mailbox *mb, uint32_t nbusy);
+/* The client's request mb is posted and s has no poller (every servicing thread is blocked and
+ * the pool is at RCL_POOL_MAX): take the request back (fn = NULL, RCL_ANSWER_HAND_BACK) so that
+ * the caller runs it itself. false when a poller exists or mb is already being run. */
+RCL_HIDDEN bool rcl_pool_withdraw(struct rcl_server *s, struct rcl_mailbox *mb);
+/* Whether s has no poller (relaxed hint for a waiting client). */
+static inline bool rcl_pool_exhausted(struct rcl_server *s) {
+    return atomic_load_explicit(&s->poller, memory_order_relaxed) == NULL;
+}
 
 RCL_HIDDEN struct rcl_mailbox *rcl_mailbox_alloc(struct rcl_server *s);
 RCL_HIDDEN void rcl_mailbox_free(struct rcl_mailbox *mb);
@@ -251,6 +319,17 @@ struct rcl_runtime {
 extern RCL_HIDDEN struct rcl_runtime rcl_rt;
 extern RCL_HIDDEN __thread struct rcl_server *rcl_self_server; /* non-NULL on server threads */
 extern RCL_HIDDEN __thread struct rcl_worker *rcl_self_worker; /* its servicing-thread record */
+
+/* Park until mb (posted to s) is answered; the caller is counted in s->nparked, and is no
+ * longer when this returns. cancellable: the section's condition waits are cancellation points
+ * for the caller (cond.c). Also takes the request back when s has no poller (pool.c). */
+RCL_HIDDEN void rcl_client_park(struct rcl_server *s, struct rcl_mailbox *mb, bool cancellable);
+/* The client side of the cancellation protocol (cond.c): wait, cancellable, while mb's section
+ * waits on a condition. false when it is not (or no longer) waiting. */
+RCL_HIDDEN bool rcl_cond_client_wait(struct rcl_server *s, struct rcl_mailbox *mb);
+
+/* stats.c: print RCL_STATS at exit (registered at start-up when asked for). */
+RCL_HIDDEN void rcl_stats_register(void);
 
 /* Start the runtime if it is not running (idempotent, thread-safe, fork-aware). */
 RCL_HIDDEN void rcl_runtime_ensure(void);

@@ -46,6 +46,8 @@ struct rcl_mailbox *rcl_mailbox_alloc(struct rcl_server *s) {
     }
     atomic_store_explicit(&mb->fn, NULL, memory_order_relaxed);
     atomic_store_explicit(&mb->parked, 0, memory_order_relaxed);
+    atomic_store_explicit(&mb->wait, RCL_WAIT_NONE, memory_order_relaxed);
+    mb->tid = (int)syscall(SYS_gettid); /* the allocating thread owns the slot */
     atomic_store_explicit(&mb->in_use, 1, memory_order_relaxed);
     if (grow) /* pairs: the server's acquire load of nslots in scan() */
         atomic_store_explicit(&s->nslots, n + 1, memory_order_release);

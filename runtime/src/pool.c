@@ -79,6 +79,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/membarrier.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +156,33 @@ bool rcl_pool_is_busy(struct rcl_server *s, struct rcl_mailbox *mb, uint32_t nbu
 
 /* ------------------------------------------------------------------ workers */
 
+/* Runtime threads take no asynchronous signal: a signal sent to the process must reach one of
+ * the program's threads, with the masks the program chose (a program that blocks SIGTERM in
+ * every thread and takes it with sigwait must not be killed through a server thread).
+ * Synchronous signals (faults in a critical section) stay deliverable. */
+static void async_signals(sigset_t *set) {
+    static const int sync_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
+    sigfillset(set);
+    for (size_t i = 0; i < sizeof sync_signals / sizeof sync_signals[0]; i++)
+        sigdelset(set, sync_signals[i]);
+}
+
+void rcl_runtime_thread_attr(pthread_attr_t *attr) {
+    sigset_t set;
+    async_signals(&set);
+    pthread_attr_init(attr);
+    pthread_attr_setdetachstate(attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setsigmask_np(attr, &set); /* blocked from the thread's first instruction */
+}
+
+void rcl_runtime_thread_start(void) {
+    /* Again from inside: sanitizers' pthread_create restores the creator's mask in the new
+     * thread, overriding the attribute's. */
+    sigset_t set;
+    async_signals(&set);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
 /* A new worker, made the poller. pool_lock held. NULL (poller unchanged) if no thread can be
  * made. */
 static struct rcl_worker *create_worker(struct rcl_server *s) {
@@ -181,8 +209,7 @@ static struct rcl_worker *create_worker(struct rcl_server *s) {
     /* Explicit scheduling: a worker made by the SCHED_IDLE detector must not inherit it. */
     pthread_attr_t attr;
     struct sched_param sp = {0};
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    rcl_runtime_thread_attr(&attr);
     pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
     pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
     pthread_attr_setschedparam(&attr, &sp);
@@ -227,7 +254,26 @@ static void hand_over_locked(struct rcl_server *s, struct rcl_worker *w, struct 
     if (!y) {
         rcl_stat_add(&s->exhausted, 1);
         atomic_store_explicit(&s->poller, NULL, memory_order_release);
+        /* Nobody serves until a worker returns: waiting clients take their requests back. */
+        rcl_server_wake_waiting_clients(s);
     }
+}
+
+bool rcl_pool_withdraw(struct rcl_server *s, struct rcl_mailbox *mb) {
+    bool taken = false;
+    rcl_spin_lock(&s->pool_lock);
+    /* No poller: no worker starts a request until one becomes the poller, which happens only
+     * under pool_lock. A request in the busy set is being run by its LOST worker: keep it. */
+    if (!atomic_load_explicit(&s->poller, memory_order_relaxed) &&
+        atomic_load_explicit(&mb->fn, memory_order_relaxed) &&
+        !rcl_pool_is_busy(s, mb, atomic_load_explicit(&s->nbusy, memory_order_relaxed))) {
+        mb->status = RCL_ANSWER_HAND_BACK;
+        atomic_store_explicit(&mb->fn, NULL, memory_order_relaxed); /* the client's own line */
+        rcl_stat_add(&s->back_exhausted, 1);
+        taken = true;
+    }
+    rcl_spin_unlock(&s->pool_lock);
+    return taken;
 }
 
 void rcl_pool_before_block(struct rcl_worker *w) {
@@ -350,6 +396,7 @@ void rcl_pool_poller_unparked(struct rcl_server *s) {
 
 static void *detector_main(void *arg) {
     struct rcl_server *s = arg;
+    rcl_runtime_thread_start();
     char name[32];
     snprintf(name, sizeof name, "rcl-server-%dw", s->index);
     name[15] = '\0';
@@ -404,8 +451,7 @@ void rcl_pool_start(struct rcl_server *s) {
         return;
     }
     pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    rcl_runtime_thread_attr(&attr);
     pthread_t t;
     int err = pthread_create(&t, &attr, detector_main, s);
     pthread_attr_destroy(&attr);

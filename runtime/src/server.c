@@ -12,39 +12,53 @@
  *
  *   field    written by   when                                   ordering
  *   -------  -----------  -------------------------------------  ----------------------------
- *   lock,ctx client       while fn == NULL                       plain; published by fn
+ *   lock,ctx, client      while fn == NULL                       plain; published by fn (lock
+ *   err                                                          also relaxed-atomic: see
+ *                                                                next_wants)
  *   fn       client       post: NULL -> cs function              release (pairs with the
  *                                                                server's acquire load)
  *   fn       server       answer: cs function -> NULL            release (pairs with the
  *                                                                client's acquire load)
- *   ret,     server       while fn != NULL, before the answer    plain; published by fn
+ *   fn       client       withdraw: cs function -> NULL, only    under pool_lock (pool.c)
+ *                         while the server has no poller
+ *   ret,err, server       while fn != NULL, before the answer    plain; published by fn
+ *   status,
  *   cs_ns
+ *   wait,    server/      the cancellation protocol (cond.c)     its own (cond.c)
+ *   wait_    client
+ *   cond
  *   parked   client       0 -> 1 before it futex-waits           then a seq_cst fence (D1)
  *   parked   server/      1 -> 0 to wake (server, after D2);     relaxed
  *            client       1 -> 0 when it stops waiting (client)
- *   in_use   allocator    under the server's reg_lock             release/acquire
+ *   in_use,  allocator    under the server's reg_lock             release/acquire
+ *   tid
  *
- * Hence: only the client moves fn away from NULL, only the server moves it back, so each
- * request is run exactly once and its context is never touched by the server after the
- * answer (the client may reuse its stack frame as soon as it sees fn == NULL). No atomic
- * read-modify-write is executed per request on the server: one acquire load to find the
- * request, the call, two plain stores and one release store to answer. x86 compiles acquire
- * loads and release stores to plain moves.
+ * Hence: only the client moves fn away from NULL, only the server moves it back (or the client,
+ * under the pool lock, while no thread of the server can start a request), so each request is
+ * run exactly once and its context is never touched by the server after the answer (the client
+ * may reuse its stack frame as soon as it sees fn == NULL). No atomic read-modify-write is
+ * executed per request on the server: one acquire load to find the request, the call, a few
+ * plain stores and one release store to answer. x86 compiles acquire loads and release stores
+ * to plain moves. errno travels in err: the client's value before the section, the section's
+ * after it (the server sets and reads its own errno around the call).
+ *
+ * Answers (status): RAN (ret and err are the section's), HAND_BACK (not run: the caller runs
+ * the section itself under pthread_mutex_lock -- see try_take for when), CANCELLED (cond.c).
  *
  * Mutual exclusion with local critical sections (mixed mode). The server runs a request only
  * while it holds the request's pthread mutex. It takes the mutex with pthread_mutex_trylock
  * and keeps it while consecutive requests of the scan are for the same lock (a "batch": they
- * cost no atomic operation); it releases it right after answering the batch's last request
- * (when the next mailbox holds no request for that lock), and in any case before taking another
- * lock and at the end of the pass. (A trylock by a client just after its own rcl_delegate
- * returns can still find the mutex held for those few nanoseconds, as it could find it held
- * by any other thread.) It never holds a mutex that no running critical section needs, because a
- * critical section may itself lock any other mutex (a nested pair, or a callee in a file that was
- * not rewritten) and would otherwise deadlock the server on itself. If trylock fails, a thread
- * holds the mutex locally: the request stays posted and is retried on a later pass; other requests
- * go on. The server never blocks on a mutex in its top-level loop, so a local holder that
- * itself delegates to this server cannot deadlock with it. A local critical section waiting in
- * pthread_mutex_lock gets the mutex at the latest at the end of the current pass.
+ * cost no atomic operation); it releases it BEFORE answering the batch's last request (when the
+ * next mailbox holds no request for that lock). Rule: once rcl_delegate has returned, the
+ * server no longer touches that request's mutex unless another posted request needs it (the
+ * client may destroy and free it). It never holds a mutex that no running critical section
+ * needs, because a critical section may itself lock any other mutex (a nested pair, or a callee
+ * in a file that was not rewritten) and would otherwise deadlock the server on itself. If
+ * trylock fails, a thread holds the mutex locally: the request stays posted and is retried on a
+ * later pass; other requests go on. The server never blocks on a mutex in its top-level loop,
+ * so a local holder that itself delegates to this server cannot deadlock with it. A local
+ * critical section waiting in pthread_mutex_lock gets the mutex at the latest at the end of the
+ * current batch.
  *
  * Waking a parked client (Dekker pair, no lost wake-up):
  *   client: nparked++ (server-wide, atomic RMW); parked = 1; fence(seq_cst) [D1];
@@ -70,7 +84,14 @@
  *   client: fn = cs (release); fence(seq_cst); if sleeping: exchange(sleeping, 0) and
  *           futex_wake(sleeping)
  * A server whose only pending requests are blocked by local holders parks with a timeout
- * (50 us doubling to 1 ms) so that it retries their mutexes without burning its core.
+ * (50 us doubling to 1 ms) so that it retries their mutexes without burning its core. Requests
+ * run by servicing threads that lost the polling role (pool.c) need no retry: their worker
+ * kicks the server when it answers, so they never shorten the park.
+ *
+ * Fork (delegate.c's pthread_atfork handlers): the forking thread sets fork_hold and kicks; the
+ * poller sees it at the top of its loop -- between two passes, holding no mutex of the program --
+ * sets fork_paused and waits until the parent handler clears fork_hold. A server without a
+ * poller is held by its pool lock instead (no worker can take the role without it).
  *
  * Nested delegation. A critical section running on server S that delegates lock L:
  *   - L maps to S: runs inline (rcl_server_run_nested) between pthread_mutex_lock(L) and
@@ -93,8 +114,10 @@
 
 struct pass {
     unsigned served;
-    unsigned blocked;   /* requests seen but skipped: a local holder had the mutex, or a worker
-                           that lost the polling role still runs them */
+    unsigned blocked;   /* requests seen but skipped because a local holder had the mutex */
+    unsigned busy;      /* requests seen but skipped because a worker that lost the polling role
+                           still runs them (it kicks the server when it answers) */
+    unsigned back;      /* requests handed back to their callers */
     unsigned nanswered; /* answered since the last wake-up check */
     struct rcl_mailbox *answered[RCL_ANSWERED_MAX];
 };
@@ -104,23 +127,62 @@ static void release_held(struct rcl_worker *w) {
     w->held = NULL;
 }
 
-/* Take lock for the batch of requests that follows in this pass; called only between critical
- * sections. The previous batch's mutex is released first: a critical section may itself lock
- * any other mutex (a nested pair, or a callee in an unconverted file), so the server must not
- * keep mutexes that no running critical section needs. false: a local holder has lock (or a
- * servicing thread whose critical section blocked). */
-static bool try_take(struct rcl_worker *w, pthread_mutex_t *lock) {
-    if (w->held == lock) return true;
-    release_held(w);
+/* glibc keeps the owner's thread id and the mutex kind in the public pthread_mutex_t layout.
+ * Elsewhere a recursive mutex held by the caller is not recognised (the request waits for it
+ * like for any local holder) and robust mutexes are served like the others. */
+#ifdef __GLIBC__
+#define RCL_MUTEX_ROBUST 16 /* glibc's PTHREAD_MUTEX_ROBUST_NORMAL_NP bit of __kind */
+static inline int mutex_owner(const pthread_mutex_t *m) {
+    return __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED);
+}
+static inline bool mutex_robust(const pthread_mutex_t *m) {
+    return __atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED) & RCL_MUTEX_ROBUST;
+}
+#else
+static inline int mutex_owner(const pthread_mutex_t *m) {
+    (void)m;
+    return 0;
+}
+static inline bool mutex_robust(const pthread_mutex_t *m) {
+    (void)m;
+    return false;
+}
+#endif
+
+enum take { TAKEN, BUSY, HAND_BACK };
+
+/* Take mb's mutex for the batch of requests that follows in this pass; called only between
+ * critical sections. The previous batch's mutex is already released (right after its last
+ * request, before that request's answer).
+ *   BUSY: a local holder has it (or a servicing thread whose critical section blocked); the
+ *         request stays posted and is retried.
+ *   HAND_BACK: the server must not run this request; its caller runs it itself under the mutex,
+ *         exactly as the original program did (mixed mode makes that safe):
+ *         - the caller itself holds the mutex (a recursive mutex taken again, or any kind: the
+ *           caller's own pthread_mutex_lock then does what it did before conversion -- count
+ *           one more level, return EDEADLK, or deadlock as the original would);
+ *         - a robust mutex: only the caller's own pthread_mutex_lock can report EOWNERDEAD to it;
+ *         - trylock failed otherwise (EAGAIN: recursion limit, EINVAL...): the caller's lock
+ *           call fails the same way. */
+static enum take try_take(struct rcl_worker *w, struct rcl_mailbox *mb) {
+    pthread_mutex_t *lock = mb->lock;
+    if (w->held == lock) return TAKEN;
+    if (mutex_robust(lock)) {
+        rcl_stat_add(&w->s->back_robust, 1);
+        return HAND_BACK;
+    }
     int err = pthread_mutex_trylock(lock);
-    if (err == EBUSY || err == EAGAIN) return false;
-    if (err == EOWNERDEAD) /* robust mutex whose owner died: we own it now, as lock() would */
-        pthread_mutex_consistent(lock);
-    else if (err != 0)
-        rcl_die("server %d: pthread_mutex_trylock(%p) failed: %s", w->s->index, (void *)lock,
-                strerror(err));
-    w->held = lock;
-    return true;
+    if (err == 0) {
+        w->held = lock;
+        return TAKEN;
+    }
+    if (err == EBUSY) {
+        if (mutex_owner(lock) != mb->tid) return BUSY;
+        rcl_stat_add(&w->s->back_owner, 1);
+        return HAND_BACK;
+    }
+    rcl_stat_add(&w->s->back_error, 1);
+    return HAND_BACK;
 }
 
 static int run_cs(struct rcl_worker *w, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {
@@ -152,8 +214,9 @@ int rcl_server_run_nested(struct rcl_worker *w, pthread_mutex_t *lock, rcl_cs_fn
 
 static void flush_wakes(struct rcl_server *s, struct pass *p);
 
-static inline void answer(struct rcl_server *s, struct pass *p, struct rcl_mailbox *mb, int r,
-                          uint64_t cs_ns) {
+static inline void answer(struct rcl_server *s, struct pass *p, struct rcl_mailbox *mb,
+                          enum rcl_answer status, int r, uint64_t cs_ns) {
+    mb->status = (uint16_t)status;
     mb->ret = r;
     mb->cs_ns = cs_ns;
     atomic_store_explicit(&mb->fn, NULL, memory_order_release); /* pairs: client_wait acquire */
@@ -176,7 +239,13 @@ static inline bool next_wants(struct rcl_chunk *c, uint32_t base, uint32_t i, ui
         next = &c->slot[0];
     else
         return false;
-    return atomic_load_explicit(&next->fn, memory_order_acquire) && next->lock == lock;
+    /* Relaxed atomic: if the blocking detector takes the polling role away during the current
+     * section, the new poller may answer that next request and its client post another one
+     * (rewriting lock) meanwhile. A stale answer is harmless: a false "no" ends the batch; a
+     * false "yes" keeps the mutex while a posted request of the same lock exists, until this
+     * worker sees it lost the role and releases it. */
+    return atomic_load_explicit(&next->fn, memory_order_acquire) &&
+           __atomic_load_n(&next->lock, __ATOMIC_RELAXED) == lock;
 }
 
 /* One pass over the mailboxes. Returns false when w lost the polling role during one of its
@@ -197,7 +266,7 @@ static bool scan(struct rcl_worker *w, struct pass *p) {
             if (!fn) continue;
             if (nbusy) {
                 if (rcl_pool_is_busy(s, mb, nbusy)) {
-                    p->blocked++;
+                    p->busy++;
                     continue;
                 }
                 /* Not busy: but its worker may have answered and left the set since our load
@@ -205,8 +274,14 @@ static bool scan(struct rcl_worker *w, struct pass *p) {
                 fn = atomic_load_explicit(&mb->fn, memory_order_acquire);
                 if (!fn) continue;
             }
-            if (!try_take(w, mb->lock)) {
-                p->blocked++;
+            enum take take = try_take(w, mb);
+            if (take != TAKEN) {
+                if (take == BUSY) {
+                    p->blocked++;
+                    continue;
+                }
+                answer(s, p, mb, RCL_ANSWER_HAND_BACK, 0, 0);
+                p->back++;
                 continue;
             }
             /* Clients answered earlier in this pass must not wait for its end: the next
@@ -220,18 +295,21 @@ static bool scan(struct rcl_worker *w, struct pass *p) {
                                   memory_order_relaxed);
             atomic_signal_fence(memory_order_seq_cst);
             uint64_t t0 = profiling ? rcl_now_ns() : 0;
+            *w->errp = mb->err; /* the section sees its caller's errno ... */
             int r = run_cs(w, mb->lock, fn, mb->ctx);
+            mb->err = *w->errp; /* ... and its caller sees what the section left there */
             uint64_t cs_ns = profiling ? rcl_now_ns() - t0 : 0;
-            /* End of the batch: release the mutex right after the answer (not at the end of
-             * the pass), so that the client rarely finds it still held when it returns: a
-             * trylock just after its own delegated section fails only in those nanoseconds.
-             * Releasing before the answer would put the unlock on every round trip. */
-            /* (Not after losing the polling role: the new poller may be answering that next
-             * request already, and its client rewriting the lock field.) */
+            /* End of the batch: release the mutex BEFORE the answer. Once rcl_delegate has
+             * returned, the server no longer touches that request's mutex unless another posted
+             * request needs it: the caller may destroy and free it (the end of a
+             * reference-counted object's life: unlock, pthread_mutex_destroy, free). The batch
+             * goes on (and keeps the mutex) only while the next mailbox holds a request for the
+             * same lock. (Not after losing the polling role: the new poller may be answering
+             * that next request already, and its client rewriting the lock field.) */
             bool batch_ends = atomic_load_explicit(&w->lost, memory_order_relaxed) ||
                               !next_wants(c, base, i, lim, n, nbusy, mb->lock);
-            answer(s, p, mb, r, cs_ns);
             if (batch_ends) release_held(w);
+            answer(s, p, mb, RCL_ANSWER_RAN, r, cs_ns);
             p->served++;
             atomic_store_explicit(&w->cur, NULL, memory_order_relaxed);
             atomic_signal_fence(memory_order_seq_cst); /* the load below stays after the store */
@@ -273,11 +351,13 @@ static unsigned count_posted(struct rcl_server *s) {
     return posted;
 }
 
-/* Park until a client kicks us (or, with blocked requests, until the timeout). */
-static void park(struct rcl_server *s, unsigned blocked, uint64_t timeout_ns) {
+/* Park until a client kicks us (or, with requests blocked by local holders, until the
+ * timeout). skipped: the requests the last pass saw and could not run. */
+static void park(struct rcl_server *s, unsigned skipped, uint64_t timeout_ns) {
     atomic_store_explicit(&s->sleeping, 1, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in rcl_server_kick */
-    if (count_posted(s) > blocked) {           /* a request arrived after our last pass */
+    if (count_posted(s) > skipped ||           /* a request arrived after our last pass */
+        atomic_load_explicit(&s->fork_hold, memory_order_relaxed)) {
         atomic_store_explicit(&s->sleeping, 0, memory_order_seq_cst);
         rcl_pool_poller_unparked(s);
         return;
@@ -295,6 +375,43 @@ void rcl_server_kick(struct rcl_server *s) {
         rcl_futex_wake(&s->sleeping, 1);
 }
 
+/* ------------------------------------------------------------------ fork */
+
+/* The poller, between two passes (it holds no mutex of the program), waits while a fork is
+ * prepared. fork_paused tells the forking thread; the kick in rcl_server_fork_parent ends it. */
+static void fork_pause(struct rcl_server *s) {
+    atomic_store_explicit(&s->fork_paused, 1, memory_order_seq_cst);
+    rcl_futex_wake(&s->fork_paused, 1);
+    while (atomic_load_explicit(&s->fork_hold, memory_order_acquire))
+        rcl_futex_wait(&s->fork_hold, 1, 0);
+    atomic_store_explicit(&s->fork_paused, 0, memory_order_relaxed);
+}
+
+void rcl_server_fork_prepare(struct rcl_server *s) {
+    atomic_store_explicit(&s->fork_hold, 1, memory_order_seq_cst);
+    for (;;) {
+        rcl_server_kick(s); /* a parked poller wakes, sees fork_hold, pauses */
+        if (atomic_load_explicit(&s->fork_paused, memory_order_seq_cst)) return;
+        /* No poller (the pool is exhausted): keep it that way across the fork. */
+        rcl_spin_lock(&s->pool_lock);
+        if (!atomic_load_explicit(&s->poller, memory_order_relaxed)) {
+            s->fork_locked = true; /* pool_lock kept until rcl_server_fork_parent */
+            return;
+        }
+        rcl_spin_unlock(&s->pool_lock);
+        rcl_futex_wait(&s->fork_paused, 0, 1000000);
+    }
+}
+
+void rcl_server_fork_parent(struct rcl_server *s) {
+    if (s->fork_locked) rcl_spin_unlock(&s->pool_lock); /* no poller: see fork_prepare */
+    s->fork_locked = false;
+    atomic_store_explicit(&s->fork_hold, 0, memory_order_release);
+    rcl_futex_wake(&s->fork_hold, 1);
+}
+
+/* ------------------------------------------------------------------ the polling loop */
+
 /* Poll while w holds the polling role. Returns when w lost it inside a critical section; the
  * request it was running has been answered by then (its client woken). */
 static void poll_loop(struct rcl_worker *w) {
@@ -303,19 +420,24 @@ static void poll_loop(struct rcl_worker *w) {
     uint64_t idle_since = 0, blocked_timeout = 50000;
     unsigned idle_passes = 0;
     for (;;) {
+        if (__builtin_expect(atomic_load_explicit(&s->fork_hold, memory_order_acquire), 0))
+            fork_pause(s);
         struct pass p;
-        p.served = p.blocked = p.nanswered = 0;
+        p.served = p.blocked = p.busy = p.back = p.nanswered = 0;
+        w->pass = &p;
         bool still = scan(w, &p);
         release_held(w);
-        if (p.served) {
+        if (p.served || p.back) {
             rcl_stat_add(&s->served, p.served); /* the new poller may add too: a lost count at
                                                worst, this is a statistic */
             if (p.nanswered) flush_wakes(s, &p);
+            w->pass = NULL;
             if (!still) return;
             idle_since = 0;
             blocked_timeout = 50000;
             continue;
         }
+        w->pass = NULL;
         /* Idle pass: one pause, and a clock read only every 64 passes, so that a request
          * posted now is seen within about one scan. While servicing threads of this server
          * are inside blocked critical sections, one of them may have been woken (a signal):
@@ -329,19 +451,54 @@ static void poll_loop(struct rcl_worker *w) {
         uint64_t now = rcl_now_ns();
         if (!idle_since) idle_since = now;
         if (now - idle_since < spin_ns) continue;
+        /* Requests of blocked servicing threads need no retry: their worker answers them and
+         * kicks us (rcl_pool_return). Only local holders' mutexes are retried with a timeout, so
+         * that an idle process whose sections wait on conditions costs nothing. */
         if (p.blocked) {
-            park(s, p.blocked, blocked_timeout);
+            park(s, p.blocked + p.busy, blocked_timeout);
             if (blocked_timeout < 1000000) blocked_timeout *= 2;
         } else {
-            park(s, 0, 0);
+            park(s, p.busy, 0);
             idle_since = 0;
         }
     }
 }
 
+void rcl_server_flush_pass(struct rcl_worker *w) {
+    if (w->pass && w->pass->nanswered) flush_wakes(w->s, w->pass);
+}
+
+void rcl_server_wake_waiting_clients(struct rcl_server *s) {
+    uint32_t n = atomic_load_explicit(&s->nslots, memory_order_acquire);
+    struct rcl_chunk *c = s->chunks;
+    atomic_thread_fence(memory_order_seq_cst); /* as D2: pairs with D1 in client_wait */
+    for (uint32_t base = 0; base < n; base += RCL_CHUNK_SLOTS) {
+        uint32_t lim = n - base < RCL_CHUNK_SLOTS ? n - base : RCL_CHUNK_SLOTS;
+        for (uint32_t i = 0; i < lim; i++)
+            if (atomic_load_explicit(&c->slot[i].fn, memory_order_relaxed)) wake_one(&c->slot[i]);
+        c = atomic_load_explicit(&c->next, memory_order_acquire);
+    }
+}
+
+void rcl_server_abandon(struct rcl_worker *w, struct rcl_mailbox *mb) {
+    /* w lost the polling role before it waited (cond.c) and flushed its pass's wake-ups then:
+     * nothing else of this pass is owed. Its request's mutex is held again (the wait returned):
+     * release it before the answer, as for any request; the client takes it itself. */
+    release_held(w);
+    w->nactive = 0;
+    atomic_fetch_add_explicit(&w->s->cancelled, 1, memory_order_relaxed);
+    atomic_store_explicit(&w->cur, NULL, memory_order_relaxed);
+    mb->status = RCL_ANSWER_CANCELLED;
+    atomic_store_explicit(&mb->fn, NULL, memory_order_release); /* pairs: client_wait acquire */
+    atomic_thread_fence(memory_order_seq_cst);                  /* D2 */
+    wake_one(mb);
+    siglongjmp(w->abandon, 1);
+}
+
 void *rcl_worker_main(void *arg) {
     struct rcl_worker *w = arg;
     struct rcl_server *s = w->s;
+    rcl_runtime_thread_start();
     char name[32];
     if (w->id == 0)
         snprintf(name, sizeof name, "rcl-server-%d", s->index);
@@ -354,12 +511,18 @@ void *rcl_worker_main(void *arg) {
         rcl_warn("server %d: could not pin to CPU %d; running unpinned", s->index, s->cpu);
     rcl_self_server = s;
     rcl_self_worker = w;
+    w->errp = &errno;
     if (rcl_rt.prof_server_thread) rcl_rt.prof_server_thread();
-    while (rcl_pool_wait_spare(w))
+    /* A request abandoned by rcl_server_abandon lands here, its worker LOST (cond.c): it
+     * returns to the pool as after any request it finished without the polling role. */
+    bool poll = sigsetjmp(w->abandon, 0) && rcl_pool_return(w);
+    for (;;) {
+        if (!poll && !rcl_pool_wait_spare(w)) return NULL;
         do
             poll_loop(w);
         while (rcl_pool_return(w));
-    return NULL;
+        poll = false;
+    }
 }
 
 void rcl_server_init(struct rcl_server *s, int index, int cpu) {

@@ -35,6 +35,7 @@
  *         RCL_POOL_SPARE     idle spare servicing threads a server keeps
  *         RCL_POOL_IDLE_MS   how long a spare beyond RCL_POOL_SPARE idles before it exits
  *         RCL_BLOCK_DETECT_US period of the blocking detector (0: off)
+ *         RCL_STATS          1: what each server did, on stderr at exit; json:FILE
  *     A malformed value produces one line on stderr naming the variable and what it accepts,
  *     and the default is used.
  *
@@ -81,8 +82,24 @@ typedef int (*rcl_cs_fn)(void *ctx);
  * Modes: with RCL_MODE=local, fn runs in the caller between pthread_mutex_lock(lock) and
  * pthread_mutex_unlock(lock): the same binary without delegation, for A/B comparisons.
  *
- * Thread identity: fn runs on another thread. It must not depend on the caller's
- * thread-local state (errno, __thread variables, pthread_self(), signal masks).
+ * Thread identity: fn runs on another thread. errno travels with the call (fn sees the
+ * caller's errno, and the caller sees the errno fn left). fn must not depend on the caller's
+ * other thread-local state (__thread variables, pthread_self(), signal masks): the server
+ * threads block every asynchronous signal.
+ *
+ * Run by the caller: when the server must not run fn -- the caller itself holds *lock (a
+ * recursive mutex taken again), *lock is robust (only the caller's own lock call can report
+ * EOWNERDEAD), trylock fails with an error, or every servicing thread of the server is blocked
+ * -- the caller runs fn itself between pthread_mutex_lock(lock) and pthread_mutex_unlock(lock),
+ * exactly as unconverted code does. RCL_STATS=1 counts these.
+ *
+ * Destroying the mutex: once rcl_delegate has returned, the server no longer touches *lock
+ * unless another posted request needs it: the caller may destroy and free it.
+ *
+ * Cancellation: a condition wait of fn (rcl_cond_wait and the timed forms, in fn itself, waiting
+ * with *lock) is a cancellation point for the caller, as pthread_cond_wait is: if the caller is
+ * cancelled there, fn is abandoned at its wait, and the caller holds *lock when its cleanup
+ * handlers run.
  *
  * Returns fn's result. Never fails: a misconfigured runtime falls back to its defaults.
  */

@@ -14,7 +14,7 @@
  * time of the whole process (all threads, servers included): an energy proxy without RAPL.
  *
  * Locks: pthread (glibc), tas/ticket/mcs/clh (Concurrency Kit), rcl (RCL_MODE=delegate),
- * rcl-local (the same calls with RCL_MODE=local).
+ * rcl-local (the same calls with RCL_MODE=local), rcl-adaptive (RCL_MODE=adaptive).
  */
 #define _GNU_SOURCE
 #include <rcl/rcl.h>
@@ -36,9 +36,19 @@
 #define MAX_LINES   64
 #define MAX_SAMPLES 200000
 
-enum lock_kind { L_PTHREAD, L_TAS, L_TICKET, L_MCS, L_CLH, L_RCL, L_RCL_LOCAL, L_COUNT };
-static const char *lock_names[L_COUNT] = {"pthread", "tas", "ticket",   "mcs",
-                                          "clh",     "rcl", "rcl-local"};
+enum lock_kind {
+    L_PTHREAD,
+    L_TAS,
+    L_TICKET,
+    L_MCS,
+    L_CLH,
+    L_RCL,
+    L_RCL_LOCAL,
+    L_RCL_ADAPTIVE,
+    L_COUNT
+};
+static const char *lock_names[L_COUNT] = {"pthread", "tas", "ticket",    "mcs",
+                                          "clh",     "rcl", "rcl-local", "rcl-adaptive"};
 
 struct line {
     volatile uint64_t v;
@@ -125,6 +135,7 @@ static void *worker(void *arg) {
             break;
         case L_RCL:
         case L_RCL_LOCAL:
+        case L_RCL_ADAPTIVE:
             rcl_delegate(&mutex, cs_body, &lines);
             break;
         case L_COUNT:
@@ -159,7 +170,9 @@ static void run_one(int fd) {
         setenv("RCL_MODE", "local", 1);
     else if (cfg.lock == L_RCL)
         setenv("RCL_MODE", "delegate", 1);
-    if (cfg.lock == L_RCL || cfg.lock == L_RCL_LOCAL)
+    else if (cfg.lock == L_RCL_ADAPTIVE)
+        setenv("RCL_MODE", "adaptive", 1);
+    if (cfg.lock == L_RCL || cfg.lock == L_RCL_LOCAL || cfg.lock == L_RCL_ADAPTIVE)
         rcl_server_count(); /* start the servers before the clock starts */
     ck_spinlock_clh_init(&clh, &clh_unowned);
 
@@ -231,20 +244,21 @@ static int parse_list(const char *s, long *out, int max, long lo, long hi) {
 }
 
 static void usage(FILE *to) {
-    fprintf(to,
-            "usage: rcl-bench-micro [options]\n"
-            "  --locks LIST     comma-separated: pthread,tas,ticket,mcs,clh,rcl,rcl-local "
-            "(default: all)\n"
-            "  --threads LIST   thread counts (default 2)\n"
-            "  --delay LIST     local work between critical sections, in TSC cycles (default "
-            "100)\n"
-            "  --lines LIST     shared cache lines touched per CS (default 1,5,20; max %d)\n"
-            "  --seconds S      duration of each configuration (default 1)\n"
-            "  --no-header      do not print the CSV header\n"
-            "Prints CSV: lock,threads,delay_cycles,cs_lines,throughput_ops_s,p50_ns,p99_ns,"
-            "cpu_s,wall_s\n"
-            "(p99_ns is the worst thread's p99; cpu_s counts every thread, servers included)\n",
-            MAX_LINES);
+    fprintf(
+        to,
+        "usage: rcl-bench-micro [options]\n"
+        "  --locks LIST     comma-separated: pthread,tas,ticket,mcs,clh,rcl,rcl-local,rcl-adaptive "
+        "(default: all)\n"
+        "  --threads LIST   thread counts (default 2)\n"
+        "  --delay LIST     local work between critical sections, in TSC cycles (default "
+        "100)\n"
+        "  --lines LIST     shared cache lines touched per CS (default 1,5,20; max %d)\n"
+        "  --seconds S      duration of each configuration (default 1)\n"
+        "  --no-header      do not print the CSV header\n"
+        "Prints CSV: lock,threads,delay_cycles,cs_lines,throughput_ops_s,p50_ns,p99_ns,"
+        "cpu_s,wall_s\n"
+        "(p99_ns is the worst thread's p99; cpu_s counts every thread, servers included)\n",
+        MAX_LINES);
 }
 
 int main(int argc, char **argv) {

@@ -56,8 +56,10 @@ static void load_mode(struct rcl_config *cfg) {
         cfg->mode = RCL_MODE_DELEGATE;
     else if (!strcmp(v, "local"))
         cfg->mode = RCL_MODE_LOCAL;
+    else if (!strcmp(v, "adaptive"))
+        cfg->mode = RCL_MODE_ADAPTIVE;
     else
-        rcl_warn("RCL_MODE=%s: expected 'delegate' or 'local'; using delegate", v);
+        rcl_warn("RCL_MODE=%s: expected 'delegate', 'local' or 'adaptive'; using delegate", v);
 }
 
 static void load_int(const char *name, long lo, long hi, long *dst, const char *unit) {
@@ -134,7 +136,7 @@ void rcl_config_load(struct rcl_config *cfg) {
     cfg->mode = RCL_MODE_DELEGATE;
     cfg->client_affinity = RCL_AFFINITY_AUTO;
     long nservers = 1, spin = 20000, server_spin = 100000;
-    long pool_max = 64, pool_spare = 1, pool_idle_ms = 1000, detect_us = 500;
+    long pool_max = 64, pool_spare = 1, pool_idle_ms = 1000, detect_us = 500, flip = 0;
 
     load_mode(cfg);
     load_int("RCL_SERVERS", 1, RCL_MAX_SERVERS, &nservers, "");
@@ -144,6 +146,7 @@ void rcl_config_load(struct rcl_config *cfg) {
     load_int("RCL_POOL_SPARE", 0, RCL_POOL_LIMIT, &pool_spare, " (idle spares kept)");
     load_int("RCL_POOL_IDLE_MS", 1, 3600000, &pool_idle_ms, " (milliseconds)");
     load_int("RCL_BLOCK_DETECT_US", 0, 1000000, &detect_us, " (microseconds; 0 disables)");
+    load_int("RCL_ADAPTIVE_FLIP", 0, 1000000, &flip, " (test knob: calls between flips)");
     load_server_cpus(cfg);
     load_affinity(cfg);
     load_stats(cfg);
@@ -162,4 +165,5 @@ void rcl_config_load(struct rcl_config *cfg) {
     cfg->pool_spare = (int)pool_spare;
     cfg->pool_idle_ns = (uint64_t)pool_idle_ms * 1000000u;
     cfg->detect_ns = (uint64_t)detect_us * 1000u;
+    cfg->adaptive_flip = (int)flip;
 }

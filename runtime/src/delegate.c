@@ -257,9 +257,9 @@ static void nested_wait_begin(struct rcl_server *self, struct rcl_server *to) {
     }
 }
 
-static int delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, uint64_t *cs_ns) {
-    if (rcl_rt.cfg.mode == RCL_MODE_LOCAL) return run_locally(lock, fn, ctx);
-    struct rcl_server *s = &rcl_rt.servers[server_index(lock)];
+/* Run fn(ctx) on lock's server s (or inline, nested on the same server). */
+static int on_server(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
+                     uint64_t *cs_ns) {
     struct rcl_server *self = rcl_self_server;
     if (self) {
         if (self == s) return rcl_server_run_nested(rcl_self_worker, lock, fn, ctx);
@@ -273,6 +273,31 @@ static int delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, uint64_t *cs
     if (cs_ns) *cs_ns = mb->cs_ns;
     errno = mb->err;
     return mb->ret;
+}
+
+/* RCL_MODE=adaptive: the lock's current path (adaptive.c), one call in a few timed. */
+static int adaptive(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
+                    uint64_t *cs_ns) {
+    struct rcl_adaptive_call call;
+    bool sample;
+    enum rcl_path path = rcl_adaptive_begin(lock, fn, ctx, &call, &sample);
+    if (call.e) fn = rcl_adaptive_run, ctx = &call; /* counts the call under the mutex */
+    uint64_t t0 = sample ? rcl_now_ns() : 0;
+    int r =
+        path == RCL_PATH_LOCAL ? run_locally(lock, fn, ctx) : on_server(s, lock, fn, ctx, cs_ns);
+    if (sample) {
+        int err = errno;
+        rcl_adaptive_end(&call, s, rcl_now_ns() - t0);
+        errno = err;
+    }
+    return r;
+}
+
+static int delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, uint64_t *cs_ns) {
+    if (rcl_rt.cfg.mode == RCL_MODE_LOCAL) return run_locally(lock, fn, ctx);
+    struct rcl_server *s = &rcl_rt.servers[server_index(lock)];
+    if (rcl_rt.cfg.mode == RCL_MODE_ADAPTIVE) return adaptive(s, lock, fn, ctx, cs_ns);
+    return on_server(s, lock, fn, ctx, cs_ns);
 }
 
 __attribute__((noinline)) int rcl_delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {
@@ -298,7 +323,7 @@ __attribute__((noinline)) int rcl_delegate(pthread_mutex_t *lock, rcl_cs_fn fn, 
 static void before_fork(void) {
     pthread_mutex_lock(&rt_init_lock);
     if (atomic_load_explicit(&rt_state, memory_order_relaxed) != 2 ||
-        rcl_rt.cfg.mode != RCL_MODE_DELEGATE)
+        rcl_rt.cfg.mode == RCL_MODE_LOCAL)
         return;
     for (int i = 0; i < rcl_rt.nservers; i++)
         if (&rcl_rt.servers[i] != rcl_self_server) /* a section that forks: see runtime.md */
@@ -307,7 +332,7 @@ static void before_fork(void) {
 
 static void after_fork_parent(void) {
     if (atomic_load_explicit(&rt_state, memory_order_relaxed) == 2 &&
-        rcl_rt.cfg.mode == RCL_MODE_DELEGATE)
+        rcl_rt.cfg.mode != RCL_MODE_LOCAL)
         for (int i = 0; i < rcl_rt.nservers; i++)
             if (&rcl_rt.servers[i] != rcl_self_server) rcl_server_fork_parent(&rcl_rt.servers[i]);
     pthread_mutex_unlock(&rt_init_lock);
@@ -345,7 +370,7 @@ static void runtime_start(void) {
         rcl_die("out of memory starting %d servers", rcl_rt.nservers);
     for (int i = 0; i < rcl_rt.nservers; i++)
         rcl_server_init(&rcl_rt.servers[i], i, rcl_rt.pl.server_cpus[i]);
-    if (rcl_rt.cfg.mode == RCL_MODE_DELEGATE)
+    if (rcl_rt.cfg.mode != RCL_MODE_LOCAL)
         for (int i = 0; i < rcl_rt.nservers; i++)
             rcl_server_start(&rcl_rt.servers[i]);
     if (rcl_rt.cfg.lock_servers && rt_generation == 1) assign_by_name(rcl_rt.cfg.lock_servers);

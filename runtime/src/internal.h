@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define RCL_HIDDEN __attribute__((visibility("hidden")))
 
@@ -39,6 +40,9 @@
 
 enum rcl_client_affinity { RCL_AFFINITY_AUTO, RCL_AFFINITY_EXCLUDE, RCL_AFFINITY_ANY };
 enum rcl_stats_out { RCL_STATS_OFF, RCL_STATS_TEXT, RCL_STATS_JSON };
+
+/* Hysteresis of the adaptive policy: the other path must be this many percent cheaper. */
+#define RCL_ADAPTIVE_MARGIN 10
 
 struct rcl_config {
     enum rcl_mode mode;
@@ -54,6 +58,7 @@ struct rcl_config {
     int pool_spare;           /* idle spares a server keeps */
     uint64_t pool_idle_ns;    /* a spare beyond pool_spare exits after this long idle */
     uint64_t detect_ns;       /* blocking detector's period; 0: no detector */
+    int adaptive_flip;        /* RCL_ADAPTIVE_FLIP: test knob (adaptive.c); 0: off */
     enum rcl_stats_out stats; /* RCL_STATS: what to print at exit (stats.c) */
     const char *stats_file;   /* RCL_STATS=json:FILE */
 };
@@ -327,6 +332,49 @@ RCL_HIDDEN void rcl_client_park(struct rcl_server *s, struct rcl_mailbox *mb, bo
 /* The client side of the cancellation protocol (cond.c): wait, cancellable, while mb's section
  * waits on a condition. false when it is not (or no longer) waiting. */
 RCL_HIDDEN bool rcl_cond_client_wait(struct rcl_server *s, struct rcl_mailbox *mb);
+
+/* ------------------------------------------------------------------ adaptive mode */
+
+enum rcl_path { RCL_PATH_LOCAL = 0, RCL_PATH_DELEGATE = 1 };
+enum rcl_reason {
+    RCL_REASON_NONE,
+    RCL_REASON_EXPLORING,
+    RCL_REASON_DELEGATE_FASTER,
+    RCL_REASON_LOCAL_FASTER,
+    RCL_REASON_SERVER_SATURATED,
+};
+
+/* The adaptive policy's state for one lock (adaptive.c's design comment). Zeroed: new. */
+struct rcl_adaptive_state {
+    uint64_t est_ns[2]; /* latest mean cost per call of each path (0: never measured) */
+    int explore_in;     /* epochs left before the next exploration */
+    int explore_every;  /* epochs between explorations (doubles while they lose) */
+    bool exploring;     /* the epoch that just ended tried the other path */
+    uint32_t epochs, switches;
+    enum rcl_reason reason;         /* of the last decision that changed or kept a path */
+    uint64_t seen_idle, seen_parks; /* the server's idle counters at the last decision */
+};
+
+/* The decision at the end of an epoch that measured path cur at mean_ns per call: true to
+ * switch to the other path. Pure (tested on synthetic inputs). */
+RCL_HIDDEN bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
+                                    uint64_t mean_ns, bool server_saturated);
+
+struct rcl_lock_entry;
+/* One adaptive call: the section and its lock's entry, run through rcl_adaptive_run, which
+ * counts the call under the mutex. */
+struct rcl_adaptive_call {
+    rcl_cs_fn fn;
+    void *ctx;
+    struct rcl_lock_entry *e; /* NULL: the lock is not tracked (table full) */
+};
+RCL_HIDDEN enum rcl_path rcl_adaptive_begin(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
+                                            struct rcl_adaptive_call *call, bool *sample);
+RCL_HIDDEN int rcl_adaptive_run(void *call);
+/* A sampled call took ns: may close the epoch and decide. s: the lock's server. */
+RCL_HIDDEN void rcl_adaptive_end(struct rcl_adaptive_call *call, struct rcl_server *s, uint64_t ns);
+/* RCL_STATS: one line (or JSON object) per tracked lock. */
+RCL_HIDDEN void rcl_adaptive_report(FILE *f, bool json);
 
 /* stats.c: print RCL_STATS at exit (registered at start-up when asked for). */
 RCL_HIDDEN void rcl_stats_register(void);

@@ -297,7 +297,7 @@ static bool scan(struct rcl_worker *w, struct pass *p) {
             uint64_t t0 = profiling ? rcl_now_ns() : 0;
             *w->errp = mb->err; /* the section sees its caller's errno ... */
             int r = run_cs(w, mb->lock, fn, mb->ctx);
-            mb->err = *w->errp; /* ... and its caller sees what the section left there */
+            int err = *w->errp; /* ... and its caller sees what it left there (answer) */
             uint64_t cs_ns = profiling ? rcl_now_ns() - t0 : 0;
             /* End of the batch: release the mutex BEFORE the answer. Once rcl_delegate has
              * returned, the server no longer touches that request's mutex unless another posted
@@ -308,7 +308,10 @@ static bool scan(struct rcl_worker *w, struct pass *p) {
              * that next request already, and its client rewriting the lock field.) */
             bool batch_ends = atomic_load_explicit(&w->lost, memory_order_relaxed) ||
                               !next_wants(c, base, i, lim, n, nbusy, mb->lock);
+            /* Nothing is written to the client's line before the unlock: the unlock is a
+             * locked instruction, which would wait for such a store's ownership transfer. */
             if (batch_ends) release_held(w);
+            mb->err = err;
             answer(s, p, mb, RCL_ANSWER_RAN, r, cs_ns);
             p->served++;
             atomic_store_explicit(&w->cur, NULL, memory_order_relaxed);

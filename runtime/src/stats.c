@@ -14,7 +14,15 @@ static uint64_t get(_Atomic uint64_t *c) {
     return atomic_load_explicit(c, memory_order_relaxed);
 }
 
+static const char *mode_name(void) {
+    return rcl_rt.cfg.mode == RCL_MODE_LOCAL      ? "local"
+           : rcl_rt.cfg.mode == RCL_MODE_ADAPTIVE ? "adaptive"
+                                                  : "delegate";
+}
+
 static void print_text(FILE *f) {
+    fprintf(f, "rcl: mode %s\n", mode_name());
+    rcl_adaptive_report(f, false);
     for (int i = 0; i < rcl_rt.nservers; i++) {
         struct rcl_server *s = &rcl_rt.servers[i];
         uint64_t back = get(&s->back_owner) + get(&s->back_robust) + get(&s->back_error) +
@@ -40,8 +48,7 @@ static void print_text(FILE *f) {
 }
 
 static void print_json(FILE *f) {
-    fprintf(f, "{\"mode\": \"%s\", \"servers\": [",
-            rcl_rt.cfg.mode == RCL_MODE_LOCAL ? "local" : "delegate");
+    fprintf(f, "{\"mode\": \"%s\", \"servers\": [", mode_name());
     for (int i = 0; i < rcl_rt.nservers; i++) {
         struct rcl_server *s = &rcl_rt.servers[i];
         fprintf(
@@ -59,6 +66,8 @@ static void print_json(FILE *f) {
             (unsigned long long)get(&s->back_exhausted), (unsigned long long)get(&s->back_owner),
             (unsigned long long)get(&s->back_robust), (unsigned long long)get(&s->back_error));
     }
+    fprintf(f, "\n], \"locks\": [");
+    rcl_adaptive_report(f, true);
     fprintf(f, "\n]}\n");
 }
 

@@ -47,7 +47,9 @@ int main(int argc, char **argv) {
     rcl_placement_init(&pl, &cfg);
     char clients[256];
     rcl_cpuset_list(pl.exclude_clients ? &pl.client_set : &pl.allowed, clients, sizeof clients);
-    const char *mode = cfg.mode == RCL_MODE_LOCAL ? "local" : "delegate";
+    const char *mode = cfg.mode == RCL_MODE_LOCAL      ? "local"
+                       : cfg.mode == RCL_MODE_ADAPTIVE ? "adaptive"
+                                                       : "delegate";
 
     if (json) {
         printf("{\"pus\": %d, \"cores\": %d, \"numa_nodes\": %d, \"mode\": \"%s\",\n", pl.npus,

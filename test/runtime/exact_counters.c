@@ -5,10 +5,14 @@
 // RUN: env RCL_SERVERS=3 %t | FileCheck %s
 // RUN: env RCL_SPIN_NS=0 RCL_SERVER_SPIN_NS=0 %t | FileCheck %s
 // RUN: env RCL_MODE=local %t | FileCheck %s --check-prefix=LOCAL
+// RUN: env RCL_MODE=adaptive RCL_ADAPTIVE_FLIP=3 RCL_SERVERS=2 %t | FileCheck %s --check-prefix=ADAPTIVE
+// RUN: env RCL_MODE=adaptive %t | FileCheck %s --check-prefix=ADAPTIVE
 // CHECK: mode=delegate
 // CHECK: counters exact: 8 locks x 4 threads x 20000
 // LOCAL: mode=local
 // LOCAL: counters exact: 8 locks x 4 threads x 20000
+// ADAPTIVE: mode=adaptive
+// ADAPTIVE: counters exact: 8 locks x 4 threads x 20000
 #include "Inputs/harness.h"
 #include <rcl/rcl.h>
 
@@ -43,7 +47,9 @@ static void *worker(void *arg) {
 int main(void) {
     for (int k = 0; k < K; k++)
         pthread_mutex_init(&locks[k], NULL);
-    printf("mode=%s\n", rcl_mode() == RCL_MODE_LOCAL ? "local" : "delegate");
+    printf("mode=%s\n", rcl_mode() == RCL_MODE_LOCAL      ? "local"
+                       : rcl_mode() == RCL_MODE_ADAPTIVE ? "adaptive"
+                                                         : "delegate");
     run_threads(T, worker);
     long total = 0;
     for (int k = 0; k < K; k++) {

@@ -6,6 +6,7 @@
 // RUN: env RCL_CLIENT_AFFINITY=any %t | FileCheck %s
 // RUN: env RCL_SPIN_NS=0 RCL_SERVER_SPIN_NS=0 %t | FileCheck %s
 // RUN: env RCL_MODE=local %t | FileCheck %s
+// RUN: env RCL_MODE=adaptive RCL_ADAPTIVE_FLIP=2 %t | FileCheck %s
 // CHECK: no overlap; counter exact
 #include "Inputs/harness.h"
 #include <rcl/rcl.h>

@@ -4,6 +4,7 @@
 // RUN: env RCL_SERVERS=2 %t | FileCheck %s
 // RUN: env RCL_SERVERS=1 %t | FileCheck %s
 // RUN: env RCL_SERVERS=2 RCL_MODE=local %t | FileCheck %s
+// RUN: env RCL_SERVERS=2 RCL_MODE=adaptive RCL_ADAPTIVE_FLIP=2 %t | FileCheck %s
 // CHECK: outer=12000 same=12000 other=12000 sum=72000
 #include "Inputs/harness.h"
 #include <rcl/rcl.h>

@@ -23,7 +23,7 @@
  *     The runtime starts lazily on the first delegated call. Servers are pinned with hwloc to
  *     cores of the most efficient core kind. Everything is configured from the environment
  *     (read once, at start-up); docs/runtime.md lists every variable:
- *         RCL_MODE           delegate (default) | local
+ *         RCL_MODE           delegate (default) | local | adaptive
  *         RCL_SERVERS        number of servers (default 1)
  *         RCL_SERVER_CPUS    explicit server CPUs, e.g. "3" or "2,3"
  *         RCL_CPU_KINDS      declared core kinds, least efficient first: "little=0-5;big=6-7"
@@ -153,6 +153,7 @@ RCL_API int rcl_server_count(void);
 enum rcl_mode {
     RCL_MODE_DELEGATE = 0, /**< critical sections run on servers (default) */
     RCL_MODE_LOCAL = 1,    /**< critical sections run in the caller under the plain mutex */
+    RCL_MODE_ADAPTIVE = 2, /**< per lock, whichever of the two the runtime measures cheaper */
 };
 
 /** rcl_mode - the mode this process runs in (starts the runtime if needed). */

@@ -1,0 +1,239 @@
+/*
+ * adaptive.c - RCL_MODE=adaptive: per lock, run critical sections in the caller or on the
+ * server, whichever the runtime measures to be cheaper, switching at run time.
+ *
+ * ==========================================================================================
+ * THE POLICY
+ * ==========================================================================================
+ *
+ * What is compared. The cost of one critical-section call as its caller sees it: from the call
+ * to the return, including waiting for the mutex (local path) or for the server's answer
+ * (delegated path), and therefore everything that makes either path slow on this machine: lock
+ * hand-overs and the protected data's cache misses, the number of contending threads, a slower
+ * core running the section locally, a server that queues requests, clients that share a core.
+ * No threshold is a constant tuned to one machine: the two paths' costs are measured where the
+ * program runs, on its own sections.
+ *
+ * How. Each converted lock has an entry in a side table keyed by the mutex's address (never in
+ * the mutex). One call in RCL_ADAPTIVE_SAMPLE per thread is timed; RCL_ADAPTIVE_EPOCH samples
+ * make an epoch. The thread that completes an epoch decides (rcl_adaptive_decide, a pure
+ * function tested on synthetic inputs):
+ *   - the epoch's mean becomes the estimate of the path it measured;
+ *   - exploration: the other path's estimate gets stale, so every `explore_every` epochs one
+ *     epoch runs on the other path. If it wins by the hysteresis margin (RCL_ADAPTIVE_MARGIN,
+ *     10 %) the lock stays there; otherwise it goes back and explore_every doubles (up to 256
+ *     epochs, so a losing path costs < 0.5 % of the calls once the lock settled);
+ *   - a phase change (the current path's mean moved by 2x from its estimate) resets
+ *     explore_every, so the other path is tried again soon;
+ *   - a saturated server (its poller found no idle moment during the epoch) is not explored
+ *     towards: more delegation would only queue longer.
+ * Start: local (the original program's behaviour), with the first exploration after one epoch.
+ * Mixed mode makes every mixture of local and delegated sections on one mutex correct, so a
+ * decision may change at any call, and threads need not agree at any instant.
+ *
+ * Who writes what: key, once, by the inserting thread (CAS); path by the epoch's closer (only
+ * one thread closes an epoch: the one whose sample count reaches the epoch; relaxed, a hint);
+ * the sampling fields with atomic adds; the decision state only by the closer; calls and
+ * delegated are counted under the mutex itself (plain increments by whoever holds it: the
+ * caller on the local path, the server on the delegated one).
+ * ==========================================================================================
+ */
+#include "internal.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RCL_ADAPTIVE_SLOTS  1024 /* locks tracked; others take the delegated path */
+#define RCL_ADAPTIVE_SAMPLE 8    /* one call in 8 per thread is timed */
+#define RCL_ADAPTIVE_EPOCH  64   /* samples per decision */
+#define RCL_EXPLORE_MAX     256  /* epochs between explorations, at most */
+
+/* One converted lock (three lines: read by every call / sampling / counted under the mutex). */
+struct rcl_lock_entry {
+    /* read by every call */
+    pthread_mutex_t *_Atomic key;
+    _Atomic uint32_t path; /* enum rcl_path */
+    /* sampling: atomic adds by the callers */
+    _Atomic uint32_t samples __attribute__((aligned(RCL_CACHE_LINE)));
+    _Atomic uint64_t sum_ns;
+    _Atomic uint32_t closing;
+    /* the decision: the epoch's closer only */
+    struct rcl_adaptive_state st;
+    /* counted under the mutex */
+    uint64_t calls __attribute__((aligned(RCL_CACHE_LINE)));
+    uint64_t delegated;
+} __attribute__((aligned(RCL_CACHE_LINE)));
+
+static struct rcl_lock_entry table[RCL_ADAPTIVE_SLOTS];
+static __thread unsigned tls_calls;
+
+static inline uint64_t hash_lock(const void *p) {
+    uint64_t x = (uint64_t)(uintptr_t)p >> 3;
+    x *= 0x9E3779B97F4A7C15ull;
+    return x ^ (x >> 29);
+}
+
+static struct rcl_lock_entry *entry_of(pthread_mutex_t *lock) {
+    for (uint64_t h = hash_lock(lock), i = 0; i < 16; i++) {
+        struct rcl_lock_entry *e = &table[(h + i) % RCL_ADAPTIVE_SLOTS];
+        pthread_mutex_t *k = atomic_load_explicit(&e->key, memory_order_acquire);
+        if (k == lock) return e;
+        if (!k && (atomic_compare_exchange_strong_explicit(&e->key, &k, lock, memory_order_acq_rel,
+                                                           memory_order_acquire) ||
+                   k == lock))
+            return e; /* a zeroed entry is a fresh one: local path, explore after one epoch */
+    }
+    return NULL; /* table crowded around this hash: not tracked */
+}
+
+bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur, uint64_t mean_ns,
+                         bool server_saturated) {
+    enum rcl_path other = cur == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
+    uint64_t prev = st->est_ns[cur];
+    st->est_ns[cur] = mean_ns;
+    st->epochs++;
+    if (st->exploring) { /* this epoch tried `cur`, coming from `other` */
+        st->exploring = false;
+        if (mean_ns * 100 < st->est_ns[other] * (100 - RCL_ADAPTIVE_MARGIN)) {
+            st->explore_every = 1; /* the new path wins: look at the old one again soon */
+            st->explore_in = 1;
+            st->reason =
+                cur == RCL_PATH_DELEGATE ? RCL_REASON_DELEGATE_FASTER : RCL_REASON_LOCAL_FASTER;
+            st->switches++;
+            return false; /* stay */
+        }
+        st->explore_every = st->explore_every < 1                 ? 2
+                            : st->explore_every < RCL_EXPLORE_MAX ? 2 * st->explore_every
+                                                                  : RCL_EXPLORE_MAX;
+        st->explore_in = st->explore_every;
+        st->reason =
+            other == RCL_PATH_DELEGATE ? RCL_REASON_DELEGATE_FASTER : RCL_REASON_LOCAL_FASTER;
+        return true; /* back to the better one */
+    }
+    if (prev && (mean_ns > 2 * prev || 2 * mean_ns < prev)) { /* phase change */
+        st->explore_every = 1;
+        if (st->explore_in > 1) st->explore_in = 1;
+    }
+    if (--st->explore_in > 0) return false;
+    if (other == RCL_PATH_DELEGATE && server_saturated) {
+        st->explore_in = st->explore_every < 1 ? 1 : st->explore_every;
+        st->reason = RCL_REASON_SERVER_SATURATED;
+        return false;
+    }
+    st->exploring = true;
+    st->reason = RCL_REASON_EXPLORING;
+    return true;
+}
+
+/* The server's poller found no idle moment since the last look. */
+static bool server_saturated(struct rcl_server *s, struct rcl_adaptive_state *st) {
+    uint64_t idle = atomic_load_explicit(&s->idle_passes, memory_order_relaxed);
+    uint64_t parks = atomic_load_explicit(&s->parks, memory_order_relaxed);
+    bool saturated = st->epochs && idle == st->seen_idle && parks == st->seen_parks;
+    st->seen_idle = idle;
+    st->seen_parks = parks;
+    return saturated;
+}
+
+static void close_epoch(struct rcl_lock_entry *e, struct rcl_server *s) {
+    uint32_t zero = 0;
+    if (!atomic_compare_exchange_strong_explicit(&e->closing, &zero, 1, memory_order_acquire,
+                                                 memory_order_relaxed))
+        return;
+    uint32_t n = atomic_exchange_explicit(&e->samples, 0, memory_order_relaxed);
+    uint64_t sum = atomic_exchange_explicit(&e->sum_ns, 0, memory_order_relaxed);
+    if (n) {
+        enum rcl_path cur = atomic_load_explicit(&e->path, memory_order_relaxed);
+        if (rcl_adaptive_decide(&e->st, cur, sum / n, server_saturated(s, &e->st)))
+            atomic_store_explicit(&e->path,
+                                  cur == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL,
+                                  memory_order_relaxed);
+    }
+    atomic_store_explicit(&e->closing, 0, memory_order_release);
+}
+
+enum rcl_path rcl_adaptive_begin(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
+                                 struct rcl_adaptive_call *call, bool *sample) {
+    unsigned n = ++tls_calls;
+    call->fn = fn;
+    call->ctx = ctx;
+    call->e = entry_of(lock);
+    *sample = call->e && n % RCL_ADAPTIVE_SAMPLE == 0;
+    uint32_t flip = (uint32_t)rcl_rt.cfg.adaptive_flip;
+    if (flip) { /* test knob: each thread alternates every `flip` calls */
+        *sample = false;
+        return (n / flip) & 1 ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
+    }
+    return call->e ? atomic_load_explicit(&call->e->path, memory_order_relaxed) : RCL_PATH_DELEGATE;
+}
+
+int rcl_adaptive_run(void *arg) {
+    struct rcl_adaptive_call *call = arg;
+    struct rcl_lock_entry *e = call->e;
+    e->calls++; /* the mutex is held, by the caller or by a server: one writer */
+    e->delegated += rcl_self_server != NULL;
+    return call->fn(call->ctx);
+}
+
+void rcl_adaptive_end(struct rcl_adaptive_call *call, struct rcl_server *s, uint64_t ns) {
+    struct rcl_lock_entry *e = call->e;
+    atomic_fetch_add_explicit(&e->sum_ns, ns, memory_order_relaxed);
+    if (atomic_fetch_add_explicit(&e->samples, 1, memory_order_relaxed) + 1 >= RCL_ADAPTIVE_EPOCH)
+        close_epoch(e, s);
+}
+
+static const char *reason_text(enum rcl_reason r) {
+    switch (r) {
+    case RCL_REASON_NONE:
+        return "none yet";
+    case RCL_REASON_EXPLORING:
+        return "exploring the other path";
+    case RCL_REASON_DELEGATE_FASTER:
+        return "delegation measured faster";
+    case RCL_REASON_LOCAL_FASTER:
+        return "local measured faster";
+    case RCL_REASON_SERVER_SATURATED:
+        return "server saturated";
+    }
+    return "?";
+}
+
+static void lock_name(pthread_mutex_t *lock, char *buf, size_t len) {
+    Dl_info info;
+    if (dladdr(lock, &info) && info.dli_sname && info.dli_saddr == (void *)lock)
+        snprintf(buf, len, "%s", info.dli_sname);
+    else
+        snprintf(buf, len, "%p", (void *)lock);
+}
+
+void rcl_adaptive_report(FILE *f, bool json) {
+    bool first = true;
+    for (int i = 0; i < RCL_ADAPTIVE_SLOTS; i++) {
+        struct rcl_lock_entry *e = &table[i];
+        pthread_mutex_t *k = atomic_load_explicit(&e->key, memory_order_acquire);
+        if (!k || !e->calls) continue;
+        char name[128];
+        lock_name(k, name, sizeof name);
+        double pct = 100.0 * (double)e->delegated / (double)e->calls;
+        if (json)
+            fprintf(f,
+                    "%s\n  {\"lock\": \"%s\", \"calls\": %llu, \"delegated_percent\": %.1f, "
+                    "\"switches\": %u, \"path\": \"%s\", \"last_reason\": \"%s\", "
+                    "\"local_ns\": %llu, \"delegated_ns\": %llu}",
+                    first ? "" : ",", name, (unsigned long long)e->calls, pct, e->st.switches,
+                    e->path == RCL_PATH_LOCAL ? "local" : "delegate", reason_text(e->st.reason),
+                    (unsigned long long)e->st.est_ns[RCL_PATH_LOCAL],
+                    (unsigned long long)e->st.est_ns[RCL_PATH_DELEGATE]);
+        else
+            fprintf(f,
+                    "rcl: lock %s: %llu calls, %.1f %% delegated, %u switches, now %s (last "
+                    "reason: %s; measured per call: local %llu ns, delegated %llu ns)\n",
+                    name, (unsigned long long)e->calls, pct, e->st.switches,
+                    e->path == RCL_PATH_LOCAL ? "local" : "delegated", reason_text(e->st.reason),
+                    (unsigned long long)e->st.est_ns[RCL_PATH_LOCAL],
+                    (unsigned long long)e->st.est_ns[RCL_PATH_DELEGATE]);
+        first = false;
+    }
+}

@@ -1,0 +1,71 @@
+// The adaptive policy's decision function on synthetic inputs (no timing): an uncontended lock
+// stays local and explores delegation ever more rarely; heavy contention with long sections
+// (delegation cheaper) moves the lock to the server and keeps it there; a saturated server gets
+// no more delegation; a difference within the hysteresis margin switches nothing; a phase
+// change makes the other path be tried again soon.
+// RUN: %cc %rcl_internal %s -o %t %rcl_libs
+// RUN: %t | FileCheck %s
+// CHECK: uncontended: local, 1000 epochs, delegated epochs 10, switches 0
+// CHECK: contended: delegate, delegated epochs 989, switches 1
+// CHECK: saturated: local, delegated epochs 0
+// CHECK: margin: local, switches 0
+// CHECK: phase change: delegate after 1 epochs
+#include "Inputs/harness.h"
+#include "internal.h"
+
+/* Run `epochs` epochs; cost[path] is what an epoch on that path measures. */
+static enum rcl_path run(struct rcl_adaptive_state *st, enum rcl_path path, int epochs,
+                         const uint64_t cost[2], bool saturated, int *delegated_epochs) {
+    for (int i = 0; i < epochs; i++) {
+        *delegated_epochs += path == RCL_PATH_DELEGATE;
+        if (rcl_adaptive_decide(st, path, cost[path], saturated))
+            path = path == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
+    }
+    return path;
+}
+
+static const char *name(enum rcl_path p) {
+    return p == RCL_PATH_LOCAL ? "local" : "delegate";
+}
+
+int main(void) {
+    struct rcl_adaptive_state st = {0};
+    int d = 0;
+    const uint64_t uncontended[2] = {40, 700}; /* local, delegated: ns per call */
+    enum rcl_path p = run(&st, RCL_PATH_LOCAL, 1000, uncontended, false, &d);
+    printf("uncontended: %s, %u epochs, delegated epochs %d, switches %u\n", name(p), st.epochs,
+           d, st.switches);
+    CHECK(st.reason == RCL_REASON_LOCAL_FASTER);
+
+    struct rcl_adaptive_state c = {0};
+    d = 0;
+    const uint64_t contended[2] = {2500, 600};
+    p = run(&c, RCL_PATH_LOCAL, 1000, contended, false, &d);
+    printf("contended: %s, delegated epochs %d, switches %u\n", name(p), d, c.switches);
+    CHECK(c.reason == RCL_REASON_DELEGATE_FASTER);
+
+    struct rcl_adaptive_state s = {0};
+    d = 0;
+    p = run(&s, RCL_PATH_LOCAL, 1000, contended, true, &d);
+    printf("saturated: %s, delegated epochs %d\n", name(p), d);
+    CHECK(s.reason == RCL_REASON_SERVER_SATURATED);
+
+    struct rcl_adaptive_state m = {0};
+    d = 0;
+    const uint64_t close[2] = {1000, 1000 - 1000 * RCL_ADAPTIVE_MARGIN / 100 + 20};
+    p = run(&m, RCL_PATH_LOCAL, 1000, close, false, &d);
+    printf("margin: %s, switches %u\n", name(p), m.switches);
+
+    /* Settled local for a long time (explorations rare), then the local cost jumps. */
+    struct rcl_adaptive_state ph = {0};
+    d = 0;
+    p = run(&ph, RCL_PATH_LOCAL, 2000, uncontended, false, &d);
+    CHECK(p == RCL_PATH_LOCAL && ph.explore_every >= 64);
+    int n = 0;
+    while (p == RCL_PATH_LOCAL && n < 100) {
+        p = run(&ph, p, 1, contended, false, &d);
+        n++;
+    }
+    printf("phase change: %s after %d epochs\n", name(p), n);
+    return 0;
+}

@@ -210,22 +210,40 @@ void rcl_client_park(struct rcl_server *s, struct rcl_mailbox *mb, bool cancella
     atomic_fetch_sub_explicit(&s->nparked, 1, memory_order_relaxed);
 }
 
-/* Spin for about the cost of a futex wake-up, then park (server.c, "Waking a parked client"). */
+/* Whether the calling thread's core has another runnable thread: sched_yield returns at once
+ * when nothing else wants the core, and only after another thread ran otherwise. The base is
+ * this thread's quickest yield so far (the machine's own syscall cost), not a constant. */
+static __thread uint64_t tls_yield_min = UINT64_MAX;
+static bool core_shared(void) {
+    uint64_t t0 = rcl_now_ns();
+    sched_yield();
+    uint64_t dt = rcl_now_ns() - t0;
+    if (dt < tls_yield_min) tls_yield_min = dt;
+    return dt > 2 * tls_yield_min + 1000;
+}
+
+/* Wait for the answer for about the cost of a futex wake-up (RCL_SPIN_NS), then park (server.c,
+ * "Waking a parked client"). Waiting knows its core: a client alone on its core spins with the
+ * pause hint, so that the round trip stays about one cache-line ping-pong; a client whose core
+ * other threads want (clients outnumber the cores they may use) yields it at every poll instead
+ * of burning it, so that they post their own requests and do their own work meanwhile. */
 static void client_wait(struct rcl_server *s, struct rcl_mailbox *mb) {
-    for (unsigned i = 1;; i++) {
+    for (unsigned i = 0; i < 64; i++) {
         if (answered(mb)) return;
         rcl_cpu_relax();
-        if (i == 64) {
-            const uint64_t deadline = rcl_now_ns() + rcl_rt.cfg.spin_ns;
-            for (;;) {
-                for (int k = 0; k < 64; k++) {
-                    if (answered(mb)) return;
-                    rcl_cpu_relax();
-                }
-                if (withdrawn(s, mb) || rcl_now_ns() >= deadline) break;
-            }
-            break;
+    }
+    const uint64_t deadline = rcl_now_ns() + rcl_rt.cfg.spin_ns;
+    bool shared = false;
+    for (unsigned round = 0;; round++) {
+        if (round % 16 == 0) shared = core_shared(); /* look again now and then */
+        for (int k = 0; k < 64; k++) {
+            if (answered(mb)) return;
+            if (shared)
+                sched_yield();
+            else
+                rcl_cpu_relax();
         }
+        if (withdrawn(s, mb) || rcl_now_ns() >= deadline) break;
     }
     if (answered(mb)) return;
     atomic_fetch_add_explicit(&s->nparked, 1, memory_order_seq_cst);

@@ -16,8 +16,9 @@
  *
  * How. Each converted lock has an entry in a side table keyed by the mutex's address (never in
  * the mutex). One call in RCL_ADAPTIVE_SAMPLE per thread is timed; RCL_ADAPTIVE_EPOCH samples
- * make an epoch. The thread that completes an epoch decides (rcl_adaptive_decide, a pure
- * function tested on synthetic inputs):
+ * make an epoch; an exploration times every call and lasts RCL_EXPLORE_EPOCH samples, so that
+ * trying a losing path costs a few calls, not hundreds. The thread that completes an epoch decides
+ * (rcl_adaptive_decide, a pure function tested on synthetic inputs):
  *   - the epoch's mean becomes the estimate of the path it measured;
  *   - exploration: the other path's estimate gets stale, so every `explore_every` epochs one
  *     epoch runs on the other path. If it wins by the hysteresis margin (RCL_ADAPTIVE_MARGIN,
@@ -48,16 +49,19 @@
 #define RCL_ADAPTIVE_SLOTS  1024 /* locks tracked; others take the delegated path */
 #define RCL_ADAPTIVE_SAMPLE 8    /* one call in 8 per thread is timed */
 #define RCL_ADAPTIVE_EPOCH  64   /* samples per decision */
+#define RCL_EXPLORE_EPOCH   16   /* samples of an exploration: every call is timed then */
+#define RCL_PATH_EXPLORING  2    /* path word: the current epoch explores */
+#define RCL_SAMPLE_CAP      16   /* a sample counts at most 16x the path's last estimate */
 #define RCL_EXPLORE_MAX     256  /* epochs between explorations, at most */
 
 /* One converted lock (three lines: read by every call / sampling / counted under the mutex). */
 struct rcl_lock_entry {
     /* read by every call */
     pthread_mutex_t *_Atomic key;
-    _Atomic uint32_t path; /* enum rcl_path */
+    _Atomic uint32_t path; /* enum rcl_path, | RCL_PATH_EXPLORING during an exploration */
     /* sampling: atomic adds by the callers */
     _Atomic uint32_t samples __attribute__((aligned(RCL_CACHE_LINE)));
-    _Atomic uint64_t sum_ns;
+    _Atomic uint64_t sum; /* rcl_ticks() */
     _Atomic uint32_t closing;
     /* the decision: the epoch's closer only */
     struct rcl_adaptive_state st;
@@ -67,7 +71,7 @@ struct rcl_lock_entry {
 } __attribute__((aligned(RCL_CACHE_LINE)));
 
 static struct rcl_lock_entry table[RCL_ADAPTIVE_SLOTS];
-static __thread unsigned tls_calls;
+static RCL_TLS unsigned tls_calls;
 
 static inline uint64_t hash_lock(const void *p) {
     uint64_t x = (uint64_t)(uintptr_t)p >> 3;
@@ -88,15 +92,15 @@ static struct rcl_lock_entry *entry_of(pthread_mutex_t *lock) {
     return NULL; /* table crowded around this hash: not tracked */
 }
 
-bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur, uint64_t mean_ns,
+bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur, uint64_t mean,
                          bool server_saturated) {
     enum rcl_path other = cur == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
-    uint64_t prev = st->est_ns[cur];
-    st->est_ns[cur] = mean_ns;
+    uint64_t prev = st->est[cur];
+    __atomic_store_n(&st->est[cur], mean, __ATOMIC_RELAXED); /* samplers read it (cap) */
     st->epochs++;
     if (st->exploring) { /* this epoch tried `cur`, coming from `other` */
         st->exploring = false;
-        if (mean_ns * 100 < st->est_ns[other] * (100 - RCL_ADAPTIVE_MARGIN)) {
+        if (mean * 100 < st->est[other] * (100 - RCL_ADAPTIVE_MARGIN)) {
             st->explore_every = 1; /* the new path wins: look at the old one again soon */
             st->explore_in = 1;
             st->reason =
@@ -112,7 +116,7 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur, uint6
             other == RCL_PATH_DELEGATE ? RCL_REASON_DELEGATE_FASTER : RCL_REASON_LOCAL_FASTER;
         return true; /* back to the better one */
     }
-    if (prev && (mean_ns > 2 * prev || 2 * mean_ns < prev)) { /* phase change */
+    if (prev && (mean > 2 * prev || 2 * mean < prev)) { /* phase change */
         st->explore_every = 1;
         if (st->explore_in > 1) st->explore_in = 1;
     }
@@ -127,13 +131,15 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur, uint6
     return true;
 }
 
-/* The server's poller found no idle moment since the last look. */
+/* The server's poller served requests and found no idle moment since the last look (a parked
+ * server serves nothing: it is idle, not saturated). */
 static bool server_saturated(struct rcl_server *s, struct rcl_adaptive_state *st) {
-    uint64_t idle = atomic_load_explicit(&s->idle_passes, memory_order_relaxed);
-    uint64_t parks = atomic_load_explicit(&s->parks, memory_order_relaxed);
-    bool saturated = st->epochs && idle == st->seen_idle && parks == st->seen_parks;
+    uint64_t served = atomic_load_explicit(&s->served, memory_order_relaxed);
+    uint64_t idle = atomic_load_explicit(&s->idle_passes, memory_order_relaxed) +
+                    atomic_load_explicit(&s->parks, memory_order_relaxed);
+    bool saturated = st->epochs && served != st->seen_served && idle == st->seen_idle;
+    st->seen_served = served;
     st->seen_idle = idle;
-    st->seen_parks = parks;
     return saturated;
 }
 
@@ -143,13 +149,13 @@ static void close_epoch(struct rcl_lock_entry *e, struct rcl_server *s) {
                                                  memory_order_relaxed))
         return;
     uint32_t n = atomic_exchange_explicit(&e->samples, 0, memory_order_relaxed);
-    uint64_t sum = atomic_exchange_explicit(&e->sum_ns, 0, memory_order_relaxed);
+    uint64_t sum = atomic_exchange_explicit(&e->sum, 0, memory_order_relaxed);
     if (n) {
-        enum rcl_path cur = atomic_load_explicit(&e->path, memory_order_relaxed);
+        enum rcl_path cur = atomic_load_explicit(&e->path, memory_order_relaxed) & 1;
         if (rcl_adaptive_decide(&e->st, cur, sum / n, server_saturated(s, &e->st)))
-            atomic_store_explicit(&e->path,
-                                  cur == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL,
-                                  memory_order_relaxed);
+            cur = cur == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
+        atomic_store_explicit(&e->path, cur | (e->st.exploring ? RCL_PATH_EXPLORING : 0),
+                              memory_order_relaxed);
     }
     atomic_store_explicit(&e->closing, 0, memory_order_release);
 }
@@ -160,13 +166,19 @@ enum rcl_path rcl_adaptive_begin(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
     call->fn = fn;
     call->ctx = ctx;
     call->e = entry_of(lock);
-    *sample = call->e && n % RCL_ADAPTIVE_SAMPLE == 0;
     uint32_t flip = (uint32_t)rcl_rt.cfg.adaptive_flip;
     if (flip) { /* test knob: each thread alternates every `flip` calls */
         *sample = false;
         return (n / flip) & 1 ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
     }
-    return call->e ? atomic_load_explicit(&call->e->path, memory_order_relaxed) : RCL_PATH_DELEGATE;
+    if (!call->e) {
+        *sample = false;
+        return RCL_PATH_DELEGATE;
+    }
+    uint32_t path = atomic_load_explicit(&call->e->path, memory_order_relaxed);
+    /* An exploration times every call, so that it is short: a losing path costs few calls. */
+    *sample = (path & RCL_PATH_EXPLORING) || n % RCL_ADAPTIVE_SAMPLE == 0;
+    return (enum rcl_path)(path & 1);
 }
 
 int rcl_adaptive_run(void *arg) {
@@ -177,10 +189,16 @@ int rcl_adaptive_run(void *arg) {
     return call->fn(call->ctx);
 }
 
-void rcl_adaptive_end(struct rcl_adaptive_call *call, struct rcl_server *s, uint64_t ns) {
+void rcl_adaptive_end(struct rcl_adaptive_call *call, struct rcl_server *s, uint64_t ticks) {
     struct rcl_lock_entry *e = call->e;
-    atomic_fetch_add_explicit(&e->sum_ns, ns, memory_order_relaxed);
-    if (atomic_fetch_add_explicit(&e->samples, 1, memory_order_relaxed) + 1 >= RCL_ADAPTIVE_EPOCH)
+    uint32_t path = atomic_load_explicit(&e->path, memory_order_relaxed);
+    /* One call preempted for a whole time slice must not decide an epoch alone: a sample counts
+     * at most RCL_SAMPLE_CAP times the path's last estimate (a racy read: a hint). */
+    uint64_t est = __atomic_load_n(&e->st.est[path & 1], __ATOMIC_RELAXED);
+    if (est && ticks > RCL_SAMPLE_CAP * est) ticks = RCL_SAMPLE_CAP * est;
+    atomic_fetch_add_explicit(&e->sum, ticks, memory_order_relaxed);
+    uint32_t epoch = path & RCL_PATH_EXPLORING ? RCL_EXPLORE_EPOCH : RCL_ADAPTIVE_EPOCH;
+    if (atomic_fetch_add_explicit(&e->samples, 1, memory_order_relaxed) + 1 >= epoch)
         close_epoch(e, s);
 }
 
@@ -221,19 +239,19 @@ void rcl_adaptive_report(FILE *f, bool json) {
             fprintf(f,
                     "%s\n  {\"lock\": \"%s\", \"calls\": %llu, \"delegated_percent\": %.1f, "
                     "\"switches\": %u, \"path\": \"%s\", \"last_reason\": \"%s\", "
-                    "\"local_ns\": %llu, \"delegated_ns\": %llu}",
+                    "\"local_ticks\": %llu, \"delegated_ticks\": %llu}",
                     first ? "" : ",", name, (unsigned long long)e->calls, pct, e->st.switches,
-                    e->path == RCL_PATH_LOCAL ? "local" : "delegate", reason_text(e->st.reason),
-                    (unsigned long long)e->st.est_ns[RCL_PATH_LOCAL],
-                    (unsigned long long)e->st.est_ns[RCL_PATH_DELEGATE]);
+                    (e->path & 1) == RCL_PATH_LOCAL ? "local" : "delegate",
+                    reason_text(e->st.reason), (unsigned long long)e->st.est[RCL_PATH_LOCAL],
+                    (unsigned long long)e->st.est[RCL_PATH_DELEGATE]);
         else
             fprintf(f,
                     "rcl: lock %s: %llu calls, %.1f %% delegated, %u switches, now %s (last "
-                    "reason: %s; measured per call: local %llu ns, delegated %llu ns)\n",
+                    "reason: %s; measured per call: local %llu, delegated %llu ticks)\n",
                     name, (unsigned long long)e->calls, pct, e->st.switches,
-                    e->path == RCL_PATH_LOCAL ? "local" : "delegated", reason_text(e->st.reason),
-                    (unsigned long long)e->st.est_ns[RCL_PATH_LOCAL],
-                    (unsigned long long)e->st.est_ns[RCL_PATH_DELEGATE]);
+                    (e->path & 1) == RCL_PATH_LOCAL ? "local" : "delegated",
+                    reason_text(e->st.reason), (unsigned long long)e->st.est[RCL_PATH_LOCAL],
+                    (unsigned long long)e->st.est[RCL_PATH_DELEGATE]);
         first = false;
     }
 }

@@ -23,6 +23,18 @@ static inline void rcl_cpu_relax(void) {
 #endif
 }
 
+/* A cheap timestamp for comparing two costs measured on the same machine (adaptive.c): the
+ * TSC where there is one, nanoseconds elsewhere. Its unit is never shown to a user as time. */
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+static inline uint64_t rcl_ticks(void) {
+    return __rdtsc();
+}
+#else
+static inline uint64_t rcl_ticks(void);
+#define RCL_TICKS_ARE_NS 1
+#endif
+
 static inline uint64_t rcl_now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -31,6 +43,12 @@ static inline uint64_t rcl_now_ns(void) {
 
 /* Sleep while *word == expected, at most timeout_ns (0: no limit). Spurious returns are
  * allowed: every caller re-checks its condition. */
+#ifdef RCL_TICKS_ARE_NS
+static inline uint64_t rcl_ticks(void) {
+    return rcl_now_ns();
+}
+#endif
+
 static inline void rcl_futex_wait(_Atomic uint32_t *word, uint32_t expected, uint64_t timeout_ns) {
     struct timespec ts, *tsp = NULL;
     if (timeout_ns) {

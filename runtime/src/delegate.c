@@ -22,7 +22,7 @@
 #include <string.h>
 
 struct rcl_runtime rcl_rt;
-__thread struct rcl_server *rcl_self_server;
+RCL_TLS struct rcl_server *rcl_self_server;
 
 static _Atomic int rt_state; /* 0 stopped, 2 running */
 static pthread_mutex_t rt_init_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -138,7 +138,7 @@ struct rcl_client {
     struct rcl_mailbox *mbox[];
 };
 
-static __thread struct rcl_client *tls_client;
+static RCL_TLS struct rcl_client *tls_client;
 
 static void client_exit(void *arg) {
     struct rcl_client *c = arg;
@@ -213,7 +213,7 @@ void rcl_client_park(struct rcl_server *s, struct rcl_mailbox *mb, bool cancella
 /* Whether the calling thread's core has another runnable thread: sched_yield returns at once
  * when nothing else wants the core, and only after another thread ran otherwise. The base is
  * this thread's quickest yield so far (the machine's own syscall cost), not a constant. */
-static __thread uint64_t tls_yield_min = UINT64_MAX;
+static RCL_TLS uint64_t tls_yield_min = UINT64_MAX;
 static bool core_shared(void) {
     uint64_t t0 = rcl_now_ns();
     sched_yield();

@@ -33,6 +33,10 @@
 #include <stdio.h>
 
 #define RCL_HIDDEN __attribute__((visibility("hidden")))
+/* Thread-local variables of the runtime: the initial-exec model, so that librcl's code (built
+ * position-independent for librcl.so) reads them with one instruction, not a __tls_get_addr
+ * call on every critical section. librcl is loaded at start-up (linked), not dlopen'ed. */
+#define RCL_TLS __thread __attribute__((tls_model("initial-exec")))
 
 /* ------------------------------------------------------------------ configuration */
 
@@ -322,8 +326,8 @@ struct rcl_runtime {
 };
 
 extern RCL_HIDDEN struct rcl_runtime rcl_rt;
-extern RCL_HIDDEN __thread struct rcl_server *rcl_self_server; /* non-NULL on server threads */
-extern RCL_HIDDEN __thread struct rcl_worker *rcl_self_worker; /* its servicing-thread record */
+extern RCL_HIDDEN RCL_TLS struct rcl_server *rcl_self_server; /* non-NULL on server threads */
+extern RCL_HIDDEN RCL_TLS struct rcl_worker *rcl_self_worker; /* its servicing-thread record */
 
 /* Park until mb (posted to s) is answered; the caller is counted in s->nparked, and is no
  * longer when this returns. cancellable: the section's condition waits are cancellation points
@@ -346,19 +350,19 @@ enum rcl_reason {
 
 /* The adaptive policy's state for one lock (adaptive.c's design comment). Zeroed: new. */
 struct rcl_adaptive_state {
-    uint64_t est_ns[2]; /* latest mean cost per call of each path (0: never measured) */
-    int explore_in;     /* epochs left before the next exploration */
-    int explore_every;  /* epochs between explorations (doubles while they lose) */
-    bool exploring;     /* the epoch that just ended tried the other path */
+    uint64_t est[2];   /* latest mean cost per call of each path, in rcl_ticks() (0: never) */
+    int explore_in;    /* epochs left before the next exploration */
+    int explore_every; /* epochs between explorations (doubles while they lose) */
+    bool exploring;    /* the epoch that just ended tried the other path */
     uint32_t epochs, switches;
-    enum rcl_reason reason;         /* of the last decision that changed or kept a path */
-    uint64_t seen_idle, seen_parks; /* the server's idle counters at the last decision */
+    enum rcl_reason reason;          /* of the last decision that changed or kept a path */
+    uint64_t seen_served, seen_idle; /* the server's counters at the last decision */
 };
 
-/* The decision at the end of an epoch that measured path cur at mean_ns per call: true to
+/* The decision at the end of an epoch that measured path cur at `mean` ticks per call: true to
  * switch to the other path. Pure (tested on synthetic inputs). */
-RCL_HIDDEN bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
-                                    uint64_t mean_ns, bool server_saturated);
+RCL_HIDDEN bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur, uint64_t mean,
+                                    bool server_saturated);
 
 struct rcl_lock_entry;
 /* One adaptive call: the section and its lock's entry, run through rcl_adaptive_run, which

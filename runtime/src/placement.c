@@ -231,7 +231,12 @@ void rcl_placement_init(struct rcl_placement *pl, const struct rcl_config *cfg) 
     for (int i = 0; i < pl->nservers; i++)
         if (pl->server_cpus[i] >= 0) CPU_CLR(pl->server_cpus[i], &pl->client_set);
     bool room = CPU_COUNT(&pl->client_set) >= 1;
-    pl->exclude_clients = cfg->client_affinity != RCL_AFFINITY_ANY && room;
+    /* Adaptive mode runs most sections of most locks in their callers: keeping every client
+     * off the server's cores would halve a 2-core machine for them (placement follows the
+     * decision; RCL_CLIENT_AFFINITY=exclude still confines them). */
+    pl->exclude_clients =
+        room && (cfg->client_affinity == RCL_AFFINITY_EXCLUDE ||
+                 (cfg->client_affinity == RCL_AFFINITY_AUTO && cfg->mode != RCL_MODE_ADAPTIVE));
     if (cfg->client_affinity == RCL_AFFINITY_EXCLUDE && !room)
         rcl_warn("RCL_CLIENT_AFFINITY=exclude: the servers use every allowed CPU; clients are "
                  "not moved");

@@ -84,7 +84,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-__thread struct rcl_worker *rcl_self_worker;
+RCL_TLS struct rcl_worker *rcl_self_worker;
 
 /* ------------------------------------------------------------------ the pool's lock */
 

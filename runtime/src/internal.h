@@ -56,13 +56,15 @@ struct rcl_config {
     const char *cpu_kinds;    /* RCL_CPU_KINDS as given, validated by placement.c */
     const char *lock_servers; /* RCL_LOCK_SERVERS as given, resolved by delegate.c */
     enum rcl_client_affinity client_affinity;
-    uint64_t spin_ns;         /* client spin before parking */
-    uint64_t server_spin_ns;  /* idle server spin before parking */
-    int pool_max;             /* servicing threads per server, at most */
-    int pool_spare;           /* idle spares a server keeps */
-    uint64_t pool_idle_ns;    /* a spare beyond pool_spare exits after this long idle */
-    uint64_t detect_ns;       /* blocking detector's period; 0: no detector */
-    int adaptive_flip;        /* RCL_ADAPTIVE_FLIP: test knob (adaptive.c); 0: off */
+    uint64_t spin_ns;        /* client spin before parking */
+    uint64_t server_spin_ns; /* idle server spin before parking */
+    int pool_max;            /* servicing threads per server, at most */
+    int pool_spare;          /* idle spares a server keeps */
+    uint64_t pool_idle_ns;   /* a spare beyond pool_spare exits after this long idle */
+    uint64_t detect_ns;      /* blocking detector's period; 0: no detector */
+    int adaptive_flip;       /* RCL_ADAPTIVE_FLIP: test knob (adaptive.c); 0: off */
+    /* a machine described instead of this one (rcl-info --topology/--synthetic); NULL: this */
+    const char *topology_xml, *topology_synthetic;
     enum rcl_stats_out stats; /* RCL_STATS: what to print at exit (stats.c) */
     const char *stats_file;   /* RCL_STATS=json:FILE */
 };

@@ -10,8 +10,9 @@
  *     such cores, highest-numbered core first (low-numbered cores are where the OS and most
  *     programs put their first threads).
  *  3. RCL_SERVER_CPUS overrides the choice; every listed CPU must exist and be allowed.
- *  4. Clients: when at least one allowed PU remains once the servers are placed, a client
- *     thread whose affinity is still the whole process mask is moved off the server PUs when
+ *  4. Clients: when at least one allowed PU remains once the servers' whole cores (their SMT
+ *     siblings too) are set aside, a client thread whose affinity is still the whole process
+ *     mask is moved off those PUs when
  *     it registers (RCL_CLIENT_AFFINITY=auto|exclude); a thread the program pinned itself is
  *     left alone. RCL_CLIENT_AFFINITY=any never touches client affinity.
  */
@@ -120,7 +121,37 @@ static bool cpu_allowed(const struct rcl_placement *pl, int cpu) {
     return cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, &pl->allowed);
 }
 
-/* Choose servers on the fastest kind: round-robin over NUMA nodes, highest core first. */
+/* NUMA nodes (OS indexes) in placement order: the highest node of each package, packages
+ * from the highest, then each package's next node, and so on. Returns how many. */
+static int node_order(const struct rcl_placement *pl, int *order) {
+    int nnodes = hwloc_get_nbobjs_by_type(pl->topo, HWLOC_OBJ_NUMANODE), n = 0;
+    if (nnodes <= 0) {
+        order[0] = 0;
+        return 1;
+    }
+    int npkg = hwloc_get_nbobjs_by_type(pl->topo, HWLOC_OBJ_PACKAGE);
+    bool taken[CPU_SETSIZE] = {false};
+    while (n < nnodes && n < CPU_SETSIZE) {
+        int before = n;
+        for (int p = (npkg > 0 ? npkg : 1) - 1; p >= 0; p--) {
+            hwloc_obj_t pkg =
+                npkg > 0 ? hwloc_get_obj_by_type(pl->topo, HWLOC_OBJ_PACKAGE, (unsigned)p) : NULL;
+            for (int j = nnodes - 1; j >= 0; j--) {
+                hwloc_obj_t node = hwloc_get_obj_by_type(pl->topo, HWLOC_OBJ_NUMANODE, (unsigned)j);
+                if (taken[j] || (pkg && !hwloc_bitmap_isincluded(node->cpuset, pkg->cpuset)))
+                    continue;
+                taken[j] = true;
+                order[n++] = (int)node->os_index;
+                break;
+            }
+        }
+        if (n == before) break;
+    }
+    return n;
+}
+
+/* Choose servers on the fastest kind: round-robin over NUMA nodes (packages alternating),
+ * highest core first. */
 static void choose_automatic(struct rcl_placement *pl, hwloc_bitmap_t *sets) {
     int cand[CPU_SETSIZE], node_of[CPU_SETSIZE], ncand = 0;
     hwloc_bitmap_t best = sets[pl->nkinds - 1];
@@ -145,23 +176,22 @@ static void choose_automatic(struct rcl_placement *pl, hwloc_bitmap_t *sets) {
                 cand[ncand++] = c;
             }
     }
-    /* Round-robin over nodes: repeatedly take the first unused candidate of each node. */
+    /* Round-robin over NUMA nodes, in an order that alternates packages first (on a 4-socket
+     * machine with 2 nodes per socket, 4 servers go to 4 sockets, not to 2 sockets' 4 nodes):
+     * repeatedly take the first (highest) unused candidate of each node in that order. */
+    int order[CPU_SETSIZE], norder = node_order(pl, order);
     bool used[CPU_SETSIZE] = {false};
     int placed = 0;
     while (placed < pl->nservers) {
         bool progress = false;
-        int seen_nodes[CPU_SETSIZE], nseen = 0;
-        for (int i = 0; i < ncand && placed < pl->nservers; i++) {
-            if (used[i]) continue;
-            bool node_done = false;
-            for (int j = 0; j < nseen; j++)
-                node_done |= seen_nodes[j] == node_of[i];
-            if (node_done) continue;
-            seen_nodes[nseen++] = node_of[i];
-            used[i] = true;
-            pl->server_cpus[placed++] = cand[i];
-            progress = true;
-        }
+        for (int k = 0; k < norder && placed < pl->nservers; k++)
+            for (int i = 0; i < ncand; i++) {
+                if (used[i] || node_of[i] != order[k]) continue;
+                used[i] = true;
+                pl->server_cpus[placed++] = cand[i];
+                progress = true;
+                break;
+            }
         if (!progress) break;
     }
     if (placed < pl->nservers) {
@@ -179,9 +209,14 @@ void rcl_placement_init(struct rcl_placement *pl, const struct rcl_config *cfg) 
     pl->nservers = cfg->nservers;
     for (int i = 0; i < RCL_MAX_SERVERS; i++)
         pl->server_cpus[i] = -1;
+    bool described = cfg->topology_xml || cfg->topology_synthetic;
     if (sched_getaffinity(0, sizeof pl->allowed, &pl->allowed) != 0) CPU_ZERO(&pl->allowed);
 
-    if (hwloc_topology_init(&pl->topo) != 0 || hwloc_topology_load(pl->topo) != 0) {
+    if (hwloc_topology_init(&pl->topo) != 0 ||
+        (cfg->topology_xml && hwloc_topology_set_xml(pl->topo, cfg->topology_xml) != 0) ||
+        (cfg->topology_synthetic &&
+         hwloc_topology_set_synthetic(pl->topo, cfg->topology_synthetic) != 0) ||
+        hwloc_topology_load(pl->topo) != 0) {
         if (pl->topo) hwloc_topology_destroy(pl->topo);
         pl->topo = NULL;
         snprintf(pl->why, sizeof pl->why, "hwloc could not load the topology: servers unpinned");
@@ -191,6 +226,7 @@ void rcl_placement_init(struct rcl_placement *pl, const struct rcl_config *cfg) 
     /* The process's allowed CPUs (cgroup/cpuset), not the calling thread's affinity: the
      * first delegating thread may have pinned itself. */
     hwloc_const_bitmap_t allowed = hwloc_topology_get_allowed_cpuset(pl->topo);
+    if (described) CPU_ZERO(&pl->allowed); /* another machine: all of its PUs, not ours */
     if (allowed && !hwloc_bitmap_iszero(allowed)) {
         CPU_ZERO(&pl->allowed);
         unsigned id;
@@ -227,9 +263,23 @@ void rcl_placement_init(struct rcl_placement *pl, const struct rcl_config *cfg) 
     for (int k = 0; k < 8; k++)
         if (sets[k]) hwloc_bitmap_free(sets[k]);
 
+    /* Clients stay off the servers' whole cores: an SMT sibling of a server's PU shares its
+     * pipeline and caches, so a client there would slow the server down. */
     pl->client_set = pl->allowed;
-    for (int i = 0; i < pl->nservers; i++)
-        if (pl->server_cpus[i] >= 0) CPU_CLR(pl->server_cpus[i], &pl->client_set);
+    for (int i = 0; i < pl->nservers; i++) {
+        int cpu = pl->server_cpus[i];
+        if (cpu < 0) continue;
+        CPU_CLR(cpu, &pl->client_set);
+        hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(pl->topo, (unsigned)cpu);
+        hwloc_obj_t core = pu ? hwloc_get_ancestor_obj_by_type(pl->topo, HWLOC_OBJ_CORE, pu) : NULL;
+        unsigned id;
+        if (core) {
+            hwloc_bitmap_foreach_begin(id, core->cpuset) {
+                if (id < CPU_SETSIZE) CPU_CLR(id, &pl->client_set);
+            }
+            hwloc_bitmap_foreach_end();
+        }
+    }
     bool room = CPU_COUNT(&pl->client_set) >= 1;
     /* Adaptive mode runs most sections of most locks in their callers: keeping every client
      * off the server's cores would halve a 2-core machine for them (placement follows the

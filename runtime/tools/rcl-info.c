@@ -9,11 +9,15 @@
 #include <string.h>
 
 static void usage(FILE *to) {
-    fprintf(to, "usage: rcl-info [--json]\n"
+    fprintf(to, "usage: rcl-info [--json] [--topology FILE.xml | --synthetic DESCRIPTION]\n"
                 "Print the CPU topology, core kinds and the server placement librcl would use\n"
                 "with the current RCL_* environment. Starts no server.\n"
-                "  --json   machine-readable output\n"
-                "  --help   this text\n");
+                "  --json                   machine-readable output\n"
+                "  --topology FILE.xml      the placement on the machine an hwloc XML file\n"
+                "                           describes (lstopo --of xml; cpukinds included)\n"
+                "  --synthetic DESCRIPTION  the same for an hwloc synthetic description,\n"
+                "                           e.g. 'pack:2 numa:2 core:4 pu:2'\n"
+                "  --help                   this text\n");
 }
 
 static int kind_of(const struct rcl_placement *pl, int cpu) {
@@ -29,10 +33,23 @@ static int kind_of(const struct rcl_placement *pl, int cpu) {
 
 int main(int argc, char **argv) {
     int json = 0;
+    const char *xml = NULL, *synthetic = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json"))
             json = 1;
-        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+        else if ((!strcmp(argv[i], "--topology") || !strcmp(argv[i], "--synthetic")) &&
+                 i + 1 < argc) {
+            if (argv[i][2] == 't') {
+                xml = argv[++i];
+                FILE *f = fopen(xml, "r");
+                if (!f) {
+                    fprintf(stderr, "rcl-info: cannot read %s\n", xml);
+                    return 2;
+                }
+                fclose(f);
+            } else
+                synthetic = argv[++i];
+        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
             return 0;
         } else {
@@ -44,7 +61,13 @@ int main(int argc, char **argv) {
     struct rcl_config cfg;
     struct rcl_placement pl;
     rcl_config_load(&cfg);
+    cfg.topology_xml = xml;
+    cfg.topology_synthetic = synthetic;
     rcl_placement_init(&pl, &cfg);
+    if (!pl.topo && (xml || synthetic)) {
+        fprintf(stderr, "rcl-info: hwloc cannot load the topology %s\n", xml ? xml : synthetic);
+        return 2;
+    }
     char clients[256];
     rcl_cpuset_list(pl.exclude_clients ? &pl.client_set : &pl.allowed, clients, sizeof clients);
     const char *mode = cfg.mode == RCL_MODE_LOCAL      ? "local"
@@ -75,7 +98,8 @@ int main(int argc, char **argv) {
         rcl_placement_fini(&pl);
         return 0;
     }
-    printf("machine:   %d PUs, %d cores, %d NUMA node(s)\n", pl.npus, pl.ncores, pl.nnuma);
+    printf("machine:   %d PUs, %d cores, %d NUMA node(s)%s\n", pl.npus, pl.ncores, pl.nnuma,
+           xml || synthetic ? " (described, not this machine)" : "");
     printf("kinds:     (least efficient first%s)\n",
            pl.kinds_declared ? ", declared by RCL_CPU_KINDS" : "");
     for (int k = 0; k < pl.nkinds; k++)
@@ -90,7 +114,7 @@ int main(int argc, char **argv) {
     }
     printf("placement: %s\n", pl.why);
     printf("clients:   %s (CPUs %s)\n",
-           pl.exclude_clients ? "kept off the server CPUs" : "not moved", clients);
+           pl.exclude_clients ? "kept off the servers' cores" : "not moved", clients);
     printf("waiting:   clients spin %llu ns then park; idle servers spin %llu ns then park\n",
            (unsigned long long)cfg.spin_ns, (unsigned long long)cfg.server_spin_ns);
     printf("blocking:  up to %d servicing threads per server, %d idle spare(s) kept %llu ms\n",

@@ -31,6 +31,7 @@ cflags = "-std=gnu11 -g -O1 -Wall -Wextra -Werror -pthread -I%s/runtime/include%
 runtime_libs = "%s/runtime/librcl.a %s -pthread%s" % (obj, config.hwloc_libs or "-lhwloc", san)
 
 config.substitutions.append(("%cc", "%s %s" % (config.cc, cflags)))
+config.substitutions.append(("%c_compiler", config.cc))  # the bare compiler, no project flags
 config.substitutions.append(("%rcl_cflags", cflags))
 config.substitutions.append(("%rcl_libs", runtime_libs))
 # Tests of the runtime's internal interface include runtime/src/internal.h.

@@ -2,15 +2,19 @@
 // to their lock and call site (kind delegate) with the time the server spent, and the
 // server's own locking of that lock is not counted again (exactly one acquisition per
 // rcl_delegate call). In RCL_MODE=local the same calls are counted through pthread_mutex_lock,
-// still at the rcl_delegate call site.
+// still at the rcl_delegate call site. In RCL_MODE=adaptive (forced to switch every 2 calls)
+// each call is counted once, whichever path it took.
 // RUN: %cc %s -o %t %rcl_libs
 // RUN: %rcl-prof --json %t.json -- %t
 // RUN: %python %S/Inputs/profile_lines.py %t.json | FileCheck %s --check-prefixes=CHECK,DELEG
 // RUN: env RCL_MODE=local %rcl-prof --json %t.local.json -- %t
 // RUN: %python %S/Inputs/profile_lines.py %t.local.json | FileCheck %s --check-prefixes=CHECK,LOCAL
+// RUN: env RCL_MODE=adaptive RCL_ADAPTIVE_FLIP=2 %rcl-prof --json %t.adaptive.json -- %t
+// RUN: %python %S/Inputs/profile_lines.py %t.adaptive.json | FileCheck %s --check-prefixes=CHECK,ADAPTIVE
 // CHECK: threads=3
 // DELEG-DAG: lock {{[0-9]}} delegated_lock identity=symbol acq=4000 contended=0 tryfail=0 timeouts=0 delegated=4000
 // LOCAL-DAG: lock {{[0-9]}} delegated_lock identity=symbol acq=4000 {{.*}} delegated=0
+// ADAPTIVE-DAG: lock {{[0-9]}} delegated_lock identity=symbol acq=4000 {{.*}} delegated={{[1-9][0-9]*}}
 // CHECK-DAG: lock {{[0-9]}} plain_lock identity=symbol acq=4000
 #include <pthread.h>
 #include <rcl/rcl.h>

@@ -62,6 +62,7 @@ struct rcl_config {
     int pool_spare;          /* idle spares a server keeps */
     uint64_t pool_idle_ns;   /* a spare beyond pool_spare exits after this long idle */
     uint64_t detect_ns;      /* blocking detector's period; 0: no detector */
+    uint64_t local_wait_ns;  /* a request blocked by a local holder this long is waited for */
     int adaptive_flip;       /* RCL_ADAPTIVE_FLIP: test knob (adaptive.c); 0: off */
     /* a machine described instead of this one (rcl-info --topology/--synthetic); NULL: this */
     const char *topology_xml, *topology_synthetic;
@@ -160,6 +161,9 @@ _Static_assert(sizeof(struct rcl_mailbox) == RCL_CACHE_LINE, "a mailbox is one c
 struct rcl_chunk {
     struct rcl_mailbox slot[RCL_CHUNK_SLOTS];
     struct rcl_chunk *_Atomic next;
+    /* the poller's own: since when each slot's request finds its mutex held locally (0: it
+     * does not), for the bounded wait against local holders (server.c) */
+    uint64_t busy_since[RCL_CHUNK_SLOTS] __attribute__((aligned(RCL_CACHE_LINE)));
 };
 
 /* ------------------------------------------------------------------ servers */
@@ -253,6 +257,7 @@ struct rcl_server {
     _Atomic uint64_t back_error;     /* trylock failed otherwise (EAGAIN, EINVAL...) */
     _Atomic uint64_t back_exhausted; /* withdrawn by the client: no servicing thread left */
     _Atomic uint64_t cancelled;      /* condition waits abandoned for a cancelled client */
+    _Atomic uint64_t local_waits;    /* requests waited for in pthread_mutex_lock (server.c) */
 } __attribute__((aligned(RCL_CACHE_LINE)));
 
 /* Statistics counter with one writer at a time (the poller, or whoever holds pool_lock): a

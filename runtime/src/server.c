@@ -185,6 +185,35 @@ static enum take try_take(struct rcl_worker *w, struct rcl_mailbox *mb) {
     return HAND_BACK;
 }
 
+static void flush_wakes(struct rcl_server *s, struct pass *p);
+
+/* Bounded waiting against local holders: a thread that locks and unlocks a mutex back to back
+ * keeps winning against trylock. Once a request has found its mutex held for RCL_LOCAL_WAIT_US
+ * (the first failure starts the clock), the poller stops polling for it: */
+static bool waited_enough(struct rcl_chunk *c, uint32_t i) {
+    uint64_t now = rcl_now_ns();
+    if (!c->busy_since[i]) {
+        c->busy_since[i] = now;
+        return false;
+    }
+    return now - c->busy_since[i] >= rcl_rt.cfg.local_wait_ns;
+}
+
+/* ... it hands the polling role to a spare servicing thread (as a condition wait does) and
+ * waits for the mutex in pthread_mutex_lock, so that from then on the request competes for it
+ * as a thread of the original program would (queued in the mutex's futex, woken at an unlock).
+ * It then runs the request as a worker that lost the role. */
+static void wait_for_mutex(struct rcl_worker *w, struct pass *p, struct rcl_mailbox *mb) {
+    flush_wakes(w->s, p);
+    rcl_pool_before_block(w);
+    atomic_fetch_add_explicit(&w->s->local_waits, 1, memory_order_relaxed);
+    int err = pthread_mutex_lock(mb->lock);
+    if (err) /* trylock said EBUSY for this mutex: its kind does not fail here */
+        rcl_die("server %d: pthread_mutex_lock(%p) failed: %s", w->s->index, (void *)mb->lock,
+                strerror(err));
+    w->held = mb->lock;
+}
+
 static int run_cs(struct rcl_worker *w, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {
     if (w->nactive == RCL_MAX_NEST)
         rcl_die("server %d: critical sections nested more than %d deep", w->s->index, RCL_MAX_NEST);
@@ -211,8 +240,6 @@ int rcl_server_run_nested(struct rcl_worker *w, pthread_mutex_t *lock, rcl_cs_fn
     pthread_mutex_unlock(lock);
     return r;
 }
-
-static void flush_wakes(struct rcl_server *s, struct pass *p);
 
 static inline void answer(struct rcl_server *s, struct pass *p, struct rcl_mailbox *mb,
                           enum rcl_answer status, int r, uint64_t cs_ns) {
@@ -275,11 +302,12 @@ static bool scan(struct rcl_worker *w, struct pass *p) {
                 if (!fn) continue;
             }
             enum take take = try_take(w, mb);
-            if (take != TAKEN) {
-                if (take == BUSY) {
-                    p->blocked++;
-                    continue;
-                }
+            if (take == BUSY && !waited_enough(c, i)) {
+                p->blocked++;
+                continue;
+            }
+            if (c->busy_since[i]) c->busy_since[i] = 0;
+            if (take == HAND_BACK) {
                 answer(s, p, mb, RCL_ANSWER_HAND_BACK, 0, 0);
                 p->back++;
                 continue;
@@ -294,6 +322,7 @@ static bool scan(struct rcl_worker *w, struct pass *p) {
             atomic_store_explicit(&w->ncs, atomic_load_explicit(&w->ncs, memory_order_relaxed) + 1,
                                   memory_order_relaxed);
             atomic_signal_fence(memory_order_seq_cst);
+            if (take == BUSY) wait_for_mutex(w, p, mb); /* w is LOST from here on */
             uint64_t t0 = profiling ? rcl_now_ns() : 0;
             *w->errp = mb->err; /* the section sees its caller's errno ... */
             int r = run_cs(w, mb->lock, fn, mb->ctx);

@@ -27,15 +27,17 @@ static void print_text(FILE *f) {
         struct rcl_server *s = &rcl_rt.servers[i];
         uint64_t back = get(&s->back_owner) + get(&s->back_robust) + get(&s->back_error) +
                         get(&s->back_exhausted);
-        fprintf(f,
-                "rcl: server %d (cpu %d): %llu sections served, %llu parks, %u servicing threads; "
-                "blocked sections: %llu condition waits, %llu detected, %llu with no servicing "
-                "thread left, %llu abandoned for cancelled callers\n",
-                s->index, s->cpu, (unsigned long long)get(&s->served),
-                (unsigned long long)get(&s->parks),
-                atomic_load_explicit(&s->nworkers, memory_order_relaxed),
-                (unsigned long long)get(&s->handovers), (unsigned long long)get(&s->detected),
-                (unsigned long long)get(&s->exhausted), (unsigned long long)get(&s->cancelled));
+        fprintf(
+            f,
+            "rcl: server %d (cpu %d): %llu sections served, %llu parks, %u servicing threads; "
+            "blocked sections: %llu condition waits, %llu detected, %llu with no servicing "
+            "thread left, %llu abandoned for cancelled callers, %llu waited for a local holder\n",
+            s->index, s->cpu, (unsigned long long)get(&s->served),
+            (unsigned long long)get(&s->parks),
+            atomic_load_explicit(&s->nworkers, memory_order_relaxed),
+            (unsigned long long)get(&s->handovers), (unsigned long long)get(&s->detected),
+            (unsigned long long)get(&s->exhausted), (unsigned long long)get(&s->cancelled),
+            (unsigned long long)get(&s->local_waits));
         if (back)
             fprintf(f,
                     "rcl: server %d: run by their callers: %llu (no servicing thread left %llu, "
@@ -55,7 +57,8 @@ static void print_json(FILE *f) {
             f,
             "%s\n  {\"index\": %d, \"cpu\": %d, \"served\": %llu, \"parks\": %llu, "
             "\"servicing_threads\": %u, \"condition_waits\": %llu, \"detected_blocking\": %llu, "
-            "\"pool_exhausted\": %llu, \"cancelled\": %llu, \"run_by_caller\": "
+            "\"pool_exhausted\": %llu, \"cancelled\": %llu, \"local_waits\": %llu, "
+            "\"run_by_caller\": "
             "{\"no_servicing_thread\": %llu, \"caller_holds_mutex\": %llu, \"robust\": %llu, "
             "\"trylock_error\": %llu}}",
             i ? "," : "", s->index, s->cpu, (unsigned long long)get(&s->served),
@@ -63,8 +66,9 @@ static void print_json(FILE *f) {
             atomic_load_explicit(&s->nworkers, memory_order_relaxed),
             (unsigned long long)get(&s->handovers), (unsigned long long)get(&s->detected),
             (unsigned long long)get(&s->exhausted), (unsigned long long)get(&s->cancelled),
-            (unsigned long long)get(&s->back_exhausted), (unsigned long long)get(&s->back_owner),
-            (unsigned long long)get(&s->back_robust), (unsigned long long)get(&s->back_error));
+            (unsigned long long)get(&s->local_waits), (unsigned long long)get(&s->back_exhausted),
+            (unsigned long long)get(&s->back_owner), (unsigned long long)get(&s->back_robust),
+            (unsigned long long)get(&s->back_error));
     }
     fprintf(f, "\n], \"locks\": [");
     rcl_adaptive_report(f, true);

@@ -191,12 +191,13 @@ static void flush_wakes(struct rcl_server *s, struct pass *p);
  * keeps winning against trylock. Once a request has found its mutex held for RCL_LOCAL_WAIT_US
  * (the first failure starts the clock), the poller stops polling for it: */
 static bool waited_enough(struct rcl_chunk *c, uint32_t i) {
-    uint64_t now = rcl_now_ns();
-    if (!c->busy_since[i]) {
-        c->busy_since[i] = now;
+    /* relaxed atomics: successive pollers share these hints (the role moves between threads) */
+    uint64_t now = rcl_now_ns(), since = __atomic_load_n(&c->busy_since[i], __ATOMIC_RELAXED);
+    if (!since) {
+        __atomic_store_n(&c->busy_since[i], now, __ATOMIC_RELAXED);
         return false;
     }
-    return now - c->busy_since[i] >= rcl_rt.cfg.local_wait_ns;
+    return now - since >= rcl_rt.cfg.local_wait_ns;
 }
 
 /* ... it hands the polling role to a spare servicing thread (as a condition wait does) and
@@ -306,7 +307,8 @@ static bool scan(struct rcl_worker *w, struct pass *p) {
                 p->blocked++;
                 continue;
             }
-            if (c->busy_since[i]) c->busy_since[i] = 0;
+            if (__atomic_load_n(&c->busy_since[i], __ATOMIC_RELAXED))
+                __atomic_store_n(&c->busy_since[i], 0, __ATOMIC_RELAXED);
             if (take == HAND_BACK) {
                 answer(s, p, mb, RCL_ANSWER_HAND_BACK, 0, 0);
                 p->back++;
@@ -473,8 +475,10 @@ static void poll_loop(struct rcl_worker *w) {
         /* Idle pass: one pause, and a clock read only every 64 passes, so that a request
          * posted now is seen within about one scan. While servicing threads of this server
          * are inside blocked critical sections, one of them may have been woken (a signal):
-         * it runs on this core and must not wait for the spin to run out, so yield instead. */
-        if (atomic_load_explicit(&s->nbusy, memory_order_relaxed))
+         * it runs on this core and must not wait for the spin to run out, so yield -- every
+         * 16th idle pass, not every one: a yield is a system call, and the other clients'
+         * requests must keep being seen within about one scan. */
+        if (atomic_load_explicit(&s->nbusy, memory_order_relaxed) && idle_passes % 16 == 0)
             sched_yield();
         else
             rcl_cpu_relax();

@@ -2,7 +2,8 @@
 # memcached 1.6.18, profile-guided: build the original (-g -O2, clang-19), profile it with
 # rcl-prof under a memaslap load, convert the locks the profile selects with rcl-cc, run
 # memcached's own `make test` on the converted build, then benchmark original vs converted vs
-# converted with RCL_MODE=local under the same load and memcached thread counts.
+# converted with RCL_MODE=local vs converted with RCL_MODE=adaptive under the same load and
+# memcached thread counts.
 #
 #   bench/apps/memcached.sh [BUILD_DIR] [OUT_DIR]          (defaults: build, out/memcached)
 #
@@ -110,13 +111,14 @@ unset RCL_CC_PROFILE
 
 runs=${MC_RUNS:-3}
 n=$(echo $THREADS | wc -w)
-say "[6/6] benchmark: original, rcl, rcl-local x -t $(echo $THREADS | tr ' ' ,) x $runs runs x ${MC_SECONDS:-10} s (~$(( n * runs * 3 * (${MC_SECONDS:-10} + 2) / 60 + 1 )) min)"
+say "[6/6] benchmark: original, rcl, rcl-local, rcl-adaptive x -t $(echo $THREADS | tr ' ' ,) x $runs runs x ${MC_SECONDS:-10} s (~$(( n * runs * 4 * (${MC_SECONDS:-10} + 2) / 60 + 1 )) min)"
 cp "$WORK/orig/memcached" "$OUT/memcached.original"
 cp "$WORK/rcl/memcached" "$OUT/memcached.rcl"
 $PY bench $LOAD --threads "$(echo $THREADS | tr ' ' ,)" --runs "$runs" \
     --variant "original=$OUT/memcached.original" \
     --variant "rcl=$OUT/memcached.rcl,RCL_MODE=delegate" \
     --variant "rcl-local=$OUT/memcached.rcl,RCL_MODE=local" \
+    --variant "rcl-adaptive=$OUT/memcached.rcl,RCL_MODE=adaptive" \
     --csv "$OUT/bench.csv" --json "$OUT/bench.json" || status=1
 $PY summary --csv "$OUT/bench.csv" --md "$OUT/summary.md"
 "$BUILD/runtime/rcl-info" >"$OUT/rcl-info.txt" 2>&1 || true

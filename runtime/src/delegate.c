@@ -278,6 +278,11 @@ static void nested_wait_begin(struct rcl_server *self, struct rcl_server *to) {
 /* Run fn(ctx) on lock's server s (or inline, nested on the same server). */
 static int on_server(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
                      uint64_t *cs_ns) {
+    /* A fork is being prepared and the servers are paused: a pthread_atfork prepare handler
+     * that runs after ours (registered before the runtime started) may still take a converted
+     * lock; it runs its section itself (mixed mode) instead of waiting for a paused server. */
+    if (__builtin_expect(atomic_load_explicit(&s->fork_hold, memory_order_relaxed), 0))
+        return run_locally(lock, fn, ctx);
     struct rcl_server *self = rcl_self_server;
     if (self) {
         if (self == s) return rcl_server_run_nested(rcl_self_worker, lock, fn, ctx);

@@ -39,7 +39,10 @@ class RewriteConsumer : public ASTConsumer {
         std::vector<Decl *> Functions;
         for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
             auto *Fn = dyn_cast<FunctionDecl>(D);
-            if (Fn && Fn->doesThisDeclarationHaveABody() && !Fn->getBeginLoc().isMacroID() &&
+            // `local void f(void)` with `#define local static`: the declaration may begin
+            // with a macro; what counts is that the definition is written in the main file (a
+            // body produced by a macro is refused section by section, never edited).
+            if (Fn && Fn->doesThisDeclarationHaveABody() &&
                 SM.getFileID(SM.getExpansionLoc(Fn->getBeginLoc())) == Main)
                 Functions.push_back(Fn);
         }
@@ -47,6 +50,7 @@ class RewriteConsumer : public ASTConsumer {
         Ctx.setTraversalScope(Functions);
         for (Decl *D : Functions) {
             auto *Fn = cast<FunctionDecl>(D);
+            if (isDeclaredWrapper(Fn)) continue;
             std::string Definitions = rewriteFunction(Ctx, Text, Emitter, Fn, Real, Given, Sites);
             if (Definitions.empty()) continue;
             unsigned Offset = functionStart(Ctx, Text, Fn);
@@ -207,11 +211,23 @@ class RewriteConsumer : public ASTConsumer {
             bool Nested = false;
             for (const TextRange &Outer : Converted)
                 Nested |= Outer.contains(Site.Offset);
-            if (!Nested)
+            if (Nested)
+                record(Text, Given, Site.LockName, Site.Offset, Fn, SectionRecord::Nested, nullptr,
+                       nullptr);
+            else
                 record(Text, Given, Site.LockName, Site.Offset, Fn, SectionRecord::Refused,
                        &Site.Why, nullptr);
         }
         return Definitions;
+    }
+
+    /// A declared lock or unlock wrapper's own definition holds the lock across functions by
+    /// design: it is part of the lock API, not a critical section.
+    bool isDeclaredWrapper(const FunctionDecl *Fn) const {
+        if (!Fn->getIdentifier()) return false;
+        for (const WrapperPair &W : Session.Api.wrappers())
+            if (Fn->getName() == W.Lock || Fn->getName() == W.Unlock) return true;
+        return false;
     }
 
     /// Remembers the user-declared wrapper pair a converted section used.

@@ -254,9 +254,10 @@ void SectionFinder::findExits(CriticalSection &CS) {
                 Node = P;
                 P = parent(P);
             }
-        // `l: pthread_mutex_unlock(&m);`: the label stays in the body, before `return N;`.
+        // `l: pthread_mutex_unlock(&m);`, `default: pthread_mutex_unlock(&m);`: the label
+        // stays in the body, before `return N;`.
         const Stmt *Top = Node, *TopParent = P;
-        while (TopParent && isa<LabelStmt>(TopParent)) {
+        while (TopParent && isa<LabelStmt, SwitchCase>(TopParent)) {
             Top = TopParent;
             TopParent = parent(TopParent);
         }
@@ -286,6 +287,10 @@ void SectionFinder::findExits(CriticalSection &CS) {
             auto It = std::find(Block->body_begin(), Block->body_end(), Top);
             std::optional<TextRange> TailRange;
             for (auto Next = It + 1; Next != Block->body_end(); ++Next) {
+                // After a tail that leaves, a case or goto label starts code that other paths
+                // reach with the lock held (`case 2: unlock; return -2; default: ...`): it
+                // stays in the section.
+                if (Terminated && isa<SwitchCase, LabelStmt>(*Next)) break;
                 std::optional<TextRange> R = Text.statement(*Next);
                 if (!R) {
                     CS.Refused = refuse("code after the unlock is written inside a macro expansion",
@@ -304,7 +309,7 @@ void SectionFinder::findExits(CriticalSection &CS) {
         }
         while (!Terminated) {
             const Stmt *Up = (Cur == Top) ? TopParent : parent(Cur);
-            if (Up && isa<IfStmt, LabelStmt>(Up)) {
+            if (Up && isa<IfStmt, LabelStmt, SwitchCase>(Up)) {
                 Cur = Up;
                 continue;
             }

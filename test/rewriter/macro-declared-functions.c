@@ -1,0 +1,42 @@
+// Functions whose declaration begins with a macro (`#define local static`, visibility
+// macros) are rewritten like the others (/work/shared/cases/macro_declared_functions.c: only
+// plain_inc was seen, the other two were skipped without a word).
+// RUN: %rcl-rewrite --all %s -- %rcl_cflags > %t.c 2> %t.err
+// RUN: sed '/^ *\/\//d' %t.c | FileCheck %s
+// RUN: FileCheck %s --check-prefix=SUMMARY < %t.err
+// RUN: %cc %s -o %t.orig && %t.orig > %t.orig.out
+// RUN: %cc %t.c -o %t.rcl %rcl_libs && %t.rcl > %t.rcl.out
+// RUN: env RCL_MODE=local %t.rcl > %t.local.out
+// RUN: diff %t.orig.out %t.rcl.out
+// RUN: diff %t.orig.out %t.local.out
+#include <pthread.h>
+#include <stdio.h>
+#define local static
+#define API __attribute__((visibility("default")))
+
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+long cnt;
+
+// CHECK: static int rcl_cs_plain_inc_1(void *rcl_arg)
+// CHECK: void plain_inc(void) {
+// CHECK-NEXT: rcl_delegate(&m, rcl_cs_plain_inc_1, (void *)0);
+void plain_inc(void) { pthread_mutex_lock(&m); cnt++; pthread_mutex_unlock(&m); }
+// CHECK: static int rcl_cs_local_inc_1(void *rcl_arg)
+// CHECK: local void local_inc(void) {
+// CHECK-NEXT: rcl_delegate(&m, rcl_cs_local_inc_1, (void *)0);
+local void local_inc(void) { pthread_mutex_lock(&m); cnt++; pthread_mutex_unlock(&m); }
+// CHECK: static int rcl_cs_api_inc_1(void *rcl_arg)
+// CHECK: API void api_inc(void) {
+// CHECK-NEXT: rcl_delegate(&m, rcl_cs_api_inc_1, (void *)0);
+API void api_inc(void) { pthread_mutex_lock(&m); cnt++; pthread_mutex_unlock(&m); }
+
+// SUMMARY: rcl: summary: 3 converted, 0 refused
+
+int main(void)
+{
+    plain_inc();
+    local_inc();
+    api_inc();
+    printf("cnt=%ld\n", cnt);
+    return 0;
+}

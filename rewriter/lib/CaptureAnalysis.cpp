@@ -17,6 +17,7 @@
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Path.h"
+#include <sys/syscall.h>
 
 using namespace clang;
 
@@ -39,28 +40,74 @@ std::optional<std::string> delegatedConditionWait(LockOp Op) {
 
 namespace {
 
-/// Calls whose behaviour depends on the thread that makes them, with the reason.
-const char *threadIdentityReason(StringRef Name) {
-    if (Name == "__errno_location") return "uses errno, which is per thread";
+/// Calls whose behaviour depends on the thread that makes them, with the reason. InCallee: the
+/// call is in a function the section calls, whose own frame (alloca, va_start, a setjmp it
+/// returns to) stays its own; what acts on the calling thread still acts on the server.
+/// errno is not here: the runtime carries the client's errno into every delegated call and the
+/// server's back out (docs/rewriter.md, "Thread identity").
+std::optional<std::string> threadIdentityReason(const CallExpr *Call, bool InCallee) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee || !Callee->getIdentifier()) return std::nullopt;
+    StringRef Name = Callee->getName();
     if (Name == "pthread_self" || Name == "gettid" || Name == "pthread_getspecific" ||
         Name == "pthread_setspecific" || Name == "pthread_exit")
-        return "depends on the calling thread's identity";
-    if (Name == "setjmp" || Name == "_setjmp" || Name == "sigsetjmp" || Name == "__sigsetjmp" ||
-        Name == "longjmp" || Name == "_longjmp" || Name == "siglongjmp")
-        return "uses setjmp/longjmp, which cannot cross threads";
-    if (Name == "alloca" || Name == "__builtin_alloca")
-        return "uses alloca, whose memory would live on the server's stack";
-    if (Name == "__builtin_va_start" || Name == "__builtin_va_end" || Name == "__builtin_va_copy" ||
-        Name == "__builtin_c23_va_start")
-        return "uses the enclosing function's variable arguments";
-    if (Name == "pthread_sigmask" || Name == "sigprocmask" || Name == "raise")
-        return "changes or uses the calling thread's signal state";
+        return std::string("depends on the calling thread's identity");
+    if (Name == "syscall" && Call->getNumArgs() > 0) {
+        // syscall(SYS_gettid) and the raw forms of the calls below.
+        Expr::EvalResult Number;
+        const Expr *Arg = Call->getArg(0);
+        if (!Arg->isValueDependent() && Arg->EvaluateAsInt(Number, Callee->getASTContext()) &&
+            Number.Val.isInt()) {
+            int64_t N = Number.Val.getInt().getExtValue();
+            if (N == SYS_gettid) return std::string("depends on the calling thread's identity");
+            if (N == SYS_prctl || N == SYS_sched_setaffinity || N == SYS_sched_getaffinity ||
+                N == SYS_setpriority || N == SYS_sched_setscheduler || N == SYS_sched_setparam)
+                return std::string("acts on the calling thread (syscall), which would be the "
+                                   "server");
+            if (N == SYS_rt_sigprocmask || N == SYS_rt_sigsuspend || N == SYS_rt_sigtimedwait ||
+                N == SYS_sigaltstack)
+                return std::string("changes or uses the calling thread's signal state");
+        }
+    }
+    // Attributes of the calling thread: its name, CPU affinity, priority, scheduling policy,
+    // namespaces.
+    if (Name == "prctl" || Name == "sched_setaffinity" || Name == "sched_getaffinity" ||
+        Name == "setpriority" || Name == "getpriority" || Name == "nice" ||
+        Name == "sched_setscheduler" || Name == "sched_getscheduler" || Name == "sched_setparam" ||
+        Name == "sched_getparam" || Name == "sched_setattr" || Name == "sched_getattr" ||
+        Name == "unshare" || Name == "setns" || Name == "ioprio_set" || Name == "ioprio_get")
+        return "acts on the calling thread (" + Name.str() + "), which would be the server";
+    if (Name == "pthread_sigmask" || Name == "sigprocmask" || Name == "sigsuspend" ||
+        Name == "sigwait" || Name == "sigwaitinfo" || Name == "sigtimedwait" ||
+        Name == "sigpending" || Name == "sigaltstack" || Name == "raise" || Name == "pause" ||
+        Name == "sighold" || Name == "sigrelse" || Name == "sigpause" || Name == "siginterrupt")
+        return std::string("changes or uses the calling thread's signal state");
+    if (Name == "longjmp" || Name == "_longjmp" || Name == "siglongjmp" ||
+        (!InCallee &&
+         (Name == "setjmp" || Name == "_setjmp" || Name == "sigsetjmp" || Name == "__sigsetjmp")))
+        return std::string("uses setjmp/longjmp, which cannot cross threads");
+    if (!InCallee && (Name == "alloca" || Name == "__builtin_alloca"))
+        return std::string("uses alloca, whose memory would live on the server's stack");
+    if (!InCallee && (Name == "__builtin_va_start" || Name == "__builtin_va_end" ||
+                      Name == "__builtin_va_copy" || Name == "__builtin_c23_va_start"))
+        return std::string("uses the enclosing function's variable arguments");
     if (Name == "pthread_create")
-        return "creates a thread, which would inherit the server's CPU affinity and signal "
-               "mask";
+        return std::string("creates a thread, which would inherit the server's CPU affinity and "
+                           "signal mask");
     if (Name == "fork" || Name == "vfork")
-        return "forks, and the child would be a copy of the server thread";
-    return nullptr;
+        return std::string("forks, and the child would be a copy of the server thread");
+    return std::nullopt;
+}
+
+/// What in S would behave differently on the server's thread: a call of threadIdentityReason's
+/// list, or a thread-local variable.
+std::optional<std::string> threadHazard(const Stmt *S, bool InCallee) {
+    if (const auto *Call = dyn_cast<CallExpr>(S)) return threadIdentityReason(Call, InCallee);
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+        if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+            if (Var->getTLSKind() != VarDecl::TLS_None)
+                return "uses thread-local variable '" + Var->getNameAsString() + "'";
+    return std::nullopt;
 }
 
 } // namespace
@@ -164,6 +211,9 @@ const CaptureAnalysis::FunctionFacts &CaptureAnalysis::facts(const FunctionDecl 
     if (!New) return It->second;
     FunctionFacts F;
     walk(Def->getBody(), [&](const Stmt *S) {
+        if (!F.Hazard)
+            if (std::optional<std::string> Reason = threadHazard(S, /*InCallee=*/true))
+                F.Hazard = Refusal{*Reason, S->getBeginLoc()};
         const auto *Call = dyn_cast<CallExpr>(S);
         if (!Call) return;
         std::optional<LockOp> Op = Api.classify(Call);
@@ -258,6 +308,23 @@ void CaptureAnalysis::calleeWaits(CriticalSection &CS, const FunctionDecl *Calle
         }
 }
 
+void CaptureAnalysis::calleeHazards(CriticalSection &CS, const FunctionDecl *Callee,
+                                    SourceLocation Loc) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    for (const FunctionDecl *Def : reachable(Callee)) {
+        const std::optional<Refusal> &Hazard = facts(Def).Hazard;
+        if (!Hazard) continue;
+        std::string What = "calls '" + Callee->getNameAsString() + "', which ";
+        if (Def != Callee->getDefinition()) What += "through '" + Def->getNameAsString() + "' ";
+        What += Hazard->Reason;
+        PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Hazard->Loc));
+        if (P.isValid())
+            What += " (" + llvm::sys::path::filename(P.getFilename()).str() + ":" +
+                    std::to_string(P.getLine()) + ")";
+        return refuse(CS, What, Loc);
+    }
+}
+
 const Stmt *CaptureAnalysis::jumpTarget(const Stmt *Jump) const {
     bool IsBreak = isa<BreakStmt>(Jump);
     for (const Stmt *P = parent(Jump); P; P = parent(P)) {
@@ -342,6 +409,8 @@ void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
             return refuse(CS, "a case label of an enclosing switch is inside the critical section",
                           Loc);
     }
+    if (std::optional<std::string> Reason = threadHazard(S, /*InCallee=*/false))
+        return refuse(CS, *Reason, isa<DeclRefExpr>(S) ? cast<DeclRefExpr>(S)->getLocation() : Loc);
     if (isa<VAArgExpr>(S))
         return refuse(CS, "uses the enclosing function's variable arguments", Loc);
     if (const auto *Decl = dyn_cast<DeclStmt>(S)) {
@@ -406,9 +475,8 @@ void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
                               "calls '" + Callee->getNameAsString() +
                                   "', which takes a mutex (--no-nested-locks)",
                               Loc);
-            if (Callee->getIdentifier())
-                if (const char *Reason = threadIdentityReason(Callee->getName()))
-                    return refuse(CS, Reason, Loc);
+            calleeHazards(CS, Callee, Loc);
+            if (CS.Refused) return;
             if (Callee->getLexicalDeclContext()->isFunctionOrMethod())
                 return refuse(
                     CS, "calls '" + Callee->getNameAsString() + "', declared inside the function",
@@ -424,9 +492,6 @@ void CaptureAnalysis::scanBody(CriticalSection &CS, const Stmt *S) {
     checkHazard(CS, S);
     if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
         if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl())) {
-            if (Var->getTLSKind() != VarDecl::TLS_None)
-                return refuse(CS, "uses thread-local variable '" + Var->getNameAsString() + "'",
-                              Ref->getLocation());
             BodyUses[Var].push_back(Ref);
             if (!isRead(Ref)) Written.insert(Var);
         } else if (const auto *Fun = dyn_cast<FunctionDecl>(Ref->getDecl())) {

@@ -229,7 +229,31 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
         return CS;
     }
     findExits(CS);
+    if (!CS.Refused) checkDirectives(CS);
     return CS;
+}
+
+void SectionFinder::checkDirectives(CriticalSection &CS) const {
+    // The section's text moves into the outlined function and each exit's tail to the call
+    // site: a directive in them must move along whole (`#ifdef X` .. `#endif` around the lock
+    // and again around the unlock would be cut in two).
+    std::vector<TextRange> Moved{CS.Whole};
+    for (const Exit &E : CS.Exits)
+        Moved.push_back(E.Tail ? *E.Tail : E.Removed);
+    for (const TextRange &R : Moved)
+        if (auto Directive = Text.immovableDirective(R)) {
+            std::string Line = std::to_string(Text.line(Directive->first));
+            bool Conditional = Directive->second != "#define" && Directive->second != "#undef" &&
+                               Directive->second != "#include";
+            CS.Refused =
+                refuse(Conditional
+                           ? "a preprocessor conditional (" + Directive->second + " at line " +
+                                 Line + ") crosses the boundary of the critical section"
+                           : "contains a preprocessor directive (" + Directive->second +
+                                 " at line " + Line + ") that would move with the critical section",
+                       Text.sourceManager().getComposedLoc(Text.file(), Directive->first));
+            return;
+        }
 }
 
 void SectionFinder::findExits(CriticalSection &CS) {

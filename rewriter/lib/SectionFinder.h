@@ -36,6 +36,8 @@ class SectionFinder {
                           unsigned LockIndex, const clang::CallExpr *LockCall,
                           const clang::Stmt *LockStmtNode);
     void findExits(CriticalSection &CS);
+    /// Refuses CS when a preprocessor directive would be cut apart or moved by the rewrite.
+    void checkDirectives(CriticalSection &CS) const;
     bool isOperationOn(const clang::Stmt *S, LockOp Op, const clang::Expr *Mutex) const;
     void collectCalls(const clang::Stmt *S, LockOp Op, const clang::Expr *Mutex,
                       std::vector<const clang::CallExpr *> &Out) const;

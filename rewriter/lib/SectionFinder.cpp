@@ -3,6 +3,7 @@
 #include "StmtWalk.h"
 
 #include "clang/AST/ParentMapContext.h"
+#include "clang/Lex/Lexer.h"
 #include <set>
 
 using namespace clang;
@@ -21,6 +22,29 @@ bool isNoReturnCall(const Stmt *S) {
 }
 
 } // namespace
+
+bool SectionFinder::resultUsed(const CallExpr *Call) const {
+    if (Call->getType()->isVoidType()) return false;
+    const Stmt *Node = Call;
+    for (const Stmt *P = parent(Node); P; Node = P, P = parent(P)) {
+        if (isa<ParenExpr>(P)) continue;
+        if (const auto *Cast = dyn_cast<CStyleCastExpr>(P)) return !Cast->getType()->isVoidType();
+        if (const auto *Comma = dyn_cast<BinaryOperator>(P))
+            if (Comma->getOpcode() == BO_Comma && Comma->getLHS() == Node) return false;
+        return !isa<CompoundStmt>(P);
+    }
+    return false;
+}
+
+std::string SectionFinder::macroNote(SourceLocation Loc) const {
+    if (!Loc.isMacroID()) return "";
+    const SourceManager &SM = Ctx.getSourceManager();
+    // The outermost macro whose expansion holds the call.
+    while (Loc.isMacroID() && SM.getImmediateMacroCallerLoc(Loc).isMacroID())
+        Loc = SM.getImmediateMacroCallerLoc(Loc);
+    StringRef Name = Lexer::getImmediateMacroName(Loc, SM, Ctx.getLangOpts());
+    return Name.empty() ? "" : " (in macro '" + Name.str() + "')";
+}
 
 const Stmt *SectionFinder::parent(const Stmt *S) const {
     DynTypedNodeList Parents = Ctx.getParents(*S);
@@ -128,11 +152,18 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
                     refuse("the lock call is not a statement of a block (it is the body of an "
                            "if, loop or label)",
                            Site.Loc);
-            else
+            else if (resultUsed(Call))
                 Site.Why =
                     refuse("the result of " + Callee +
                                " is used (a delegated lock cannot fail, so the check would change "
                                "meaning)",
+                           Site.Loc);
+            else
+                // `for (i = 0; i ? (unlock(&m), 0) : (lock(&m), 1); i = 1)`: a synchronized
+                // block macro; its lock and unlock are operands of expressions.
+                Site.Why =
+                    refuse("the lock is taken inside an expression" +
+                               macroNote(Call->getBeginLoc()) + ", not as a statement of a block",
                            Site.Loc);
         }
         Others.push_back(std::move(Site));

@@ -42,6 +42,11 @@ class SectionFinder {
     void collectCalls(const clang::Stmt *S, LockOp Op, const clang::Expr *Mutex,
                       std::vector<const clang::CallExpr *> &Out) const;
     const clang::Stmt *parent(const clang::Stmt *S) const;
+    /// Whether the value a lock call returns is used (not discarded by `(void)`, a statement
+    /// or the left operand of a comma).
+    bool resultUsed(const clang::CallExpr *Call) const;
+    /// " (in macro 'M')" when Loc comes from the expansion of macro M, else "".
+    std::string macroNote(clang::SourceLocation Loc) const;
     /// The range of a statement that performs a mutex operation, also when a macro spells it
     /// with its own `;`, provided no sibling statement comes from the same expansion.
     std::optional<TextRange> operationRange(const clang::Stmt *S, const clang::Stmt *Parent) const;

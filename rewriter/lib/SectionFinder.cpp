@@ -33,7 +33,7 @@ bool SectionFinder::resultUsed(const CallExpr *Call) const {
             if (Comma->getOpcode() == BO_Comma && Comma->getLHS() == Node) return false;
         return !isa<CompoundStmt>(P);
     }
-    return false;
+    return true; // the initializer of a declaration
 }
 
 std::string SectionFinder::macroNote(SourceLocation Loc) const {

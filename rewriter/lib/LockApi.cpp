@@ -33,6 +33,56 @@ std::optional<LockOp> LockApi::classify(const CallExpr *Call) const {
     return std::nullopt;
 }
 
+namespace {
+
+bool isMutexPointer(QualType T) {
+    if (!T->isPointerType()) return false;
+    QualType Pointee = T->getPointeeType();
+    while (const auto *Typedef = Pointee->getAs<TypedefType>()) {
+        if (Typedef->getDecl()->getName() == "pthread_mutex_t") return true;
+        Pointee = Typedef->getDecl()->getUnderlyingType();
+    }
+    return false;
+}
+
+} // namespace
+
+std::optional<std::string> LockApi::wrapperProblem(const CallExpr *Call) const {
+    std::optional<LockOp> Op = classify(Call);
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Op || (*Op != LockOp::Lock && *Op != LockOp::Unlock)) return std::nullopt;
+    StringRef Name = Callee->getName();
+    if (Name == "pthread_mutex_lock" || Name == "pthread_mutex_unlock") return std::nullopt;
+    std::string Kind = *Op == LockOp::Lock ? "lock" : "unlock";
+    std::string What = Kind + " wrapper '" + Name.str() + "'";
+    if (Callee->getNumParams() == 0 || !isMutexPointer(Callee->getParamDecl(0)->getType()))
+        return What + " does not take the pthread_mutex_t * it " + Kind +
+               "s as its first parameter";
+    const FunctionDecl *Def = nullptr;
+    if (!Callee->hasBody(Def)) return std::nullopt; // declared by the user as exactly that
+    // The definition must be `{ pthread_mutex_<op>(first parameter); }` (or `return` it).
+    const auto *Body = dyn_cast<CompoundStmt>(Def->getBody());
+    const Stmt *Only = Body && Body->size() == 1 ? Body->body_front() : nullptr;
+    if (const auto *Return = dyn_cast_or_null<ReturnStmt>(Only)) Only = Return->getRetValue();
+    const CallExpr *Inner = Only ? asOperationStatement(Only) : nullptr;
+    if (!Inner && Only)
+        if (const auto *E = dyn_cast<Expr>(Only))
+            Inner = dyn_cast<CallExpr>(E->IgnoreParenImpCasts());
+    const FunctionDecl *InnerCallee = Inner ? Inner->getDirectCallee() : nullptr;
+    std::string Expected = *Op == LockOp::Lock ? "pthread_mutex_lock" : "pthread_mutex_unlock";
+    bool Plain = InnerCallee && InnerCallee->getIdentifier() &&
+                 InnerCallee->getName() == Expected && Inner->getNumArgs() == 1;
+    if (Plain) {
+        const auto *Ref = dyn_cast<DeclRefExpr>(Inner->getArg(0)->IgnoreParenImpCasts());
+        Plain = Ref && Ref->getDecl() == Def->getParamDecl(0);
+    }
+    if (!Plain)
+        return What + " does more than " + Kind +
+               " its first argument (its definition would have to run inside the delegated "
+               "section; write the extra statements next to the call)";
+    return std::nullopt;
+}
+
 const Expr *LockApi::mutexOperand(const CallExpr *Call, LockOp Op) const {
     unsigned Index = isConditionWait(Op) ? 1 : 0;
     return Call->getArg(Index)->IgnoreParenImpCasts();

@@ -42,6 +42,12 @@ class LockApi {
     /// or a macro's `{ f(&m); }`), that call.
     const clang::CallExpr *asOperationStatement(const clang::Stmt *S) const;
 
+    /// For a call of a declared wrapper: why the call cannot be treated as a plain lock or
+    /// unlock of its first argument (the first parameter is not a `pthread_mutex_t *`, or the
+    /// definition, when this translation unit has it, does more than that one operation on
+    /// it). Nothing for a pthread call or a wrapper that is only that.
+    std::optional<std::string> wrapperProblem(const clang::CallExpr *Call) const;
+
     const std::vector<WrapperPair> &wrappers() const { return Wrappers; }
 
   private:

@@ -259,6 +259,16 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
                             Relocks.front()->getBeginLoc());
         return CS;
     }
+    // A declared wrapper stands for the lock or unlock of its first argument only when that
+    // is all it does (wrapper_not_a_mutex.c, unlock_wrapper_with_effects.c).
+    std::vector<const CallExpr *> Operations{LockCall};
+    for (unsigned K = LockIndex + 1; K <= *Last; ++K)
+        collectCalls(Block->body_begin()[K], LockOp::Unlock, CS.Mutex, Operations);
+    for (const CallExpr *Call : Operations)
+        if (std::optional<std::string> Problem = Api.wrapperProblem(Call)) {
+            CS.Refused = refuse(*Problem, Call->getBeginLoc());
+            return CS;
+        }
     findExits(CS);
     if (!CS.Refused) checkDirectives(CS);
     return CS;

@@ -23,6 +23,26 @@ bool isNoReturnCall(const Stmt *S) {
 
 } // namespace
 
+const CallExpr *SectionFinder::checkedLock(const Stmt *S, const Stmt *&FailureBranch) const {
+    // `if (pthread_mutex_lock(&m) != 0) abort();` or `if (pthread_mutex_lock(&m)) ...;` with no
+    // else: the branch runs only when the lock failed.
+    const auto *If = dyn_cast<IfStmt>(S);
+    if (!If || If->getElse() || If->getInit() || If->getConditionVariable()) return nullptr;
+    const Expr *Cond = If->getCond()->IgnoreParenImpCasts();
+    if (const auto *Ne = dyn_cast<BinaryOperator>(Cond); Ne && Ne->getOpcode() == BO_NE) {
+        const Expr *L = Ne->getLHS()->IgnoreParenImpCasts(),
+                   *R = Ne->getRHS()->IgnoreParenImpCasts();
+        const auto *Zero = dyn_cast<IntegerLiteral>(isa<IntegerLiteral>(L) ? L : R);
+        if (!Zero || Zero->getValue() != 0) return nullptr;
+        Cond = isa<IntegerLiteral>(L) ? R : L;
+    }
+    const auto *Call = dyn_cast<CallExpr>(Cond);
+    if (!Call || Api.classify(Call) != LockOp::Lock || !Call->getType()->isIntegerType())
+        return nullptr;
+    FailureBranch = If->getThen();
+    return Call;
+}
+
 bool SectionFinder::resultUsed(const CallExpr *Call) const {
     if (Call->getType()->isVoidType()) return false;
     const Stmt *Node = Call;
@@ -113,9 +133,20 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
                 Labelled = isa<SwitchCase>(Labelled) ? cast<SwitchCase>(Labelled)->getSubStmt()
                                                      : cast<LabelStmt>(Labelled)->getSubStmt();
             const CallExpr *Call = Api.asOperationStatement(Labelled);
+            const Stmt *FailureBranch = nullptr;
+            if (!Call) Call = checkedLock(Labelled, FailureBranch);
             if (Call && Api.classify(Call) == LockOp::Lock) {
                 Starts.insert(Call);
                 Sections.push_back(build(Fn, Block, Index, Call, Labelled));
+                if (FailureBranch && !Sections.back().Refused)
+                    Sections.back().Notes.push_back(
+                        {"drops the check of " + Call->getDirectCallee()->getNameAsString() +
+                             "'s result (line " +
+                             std::to_string(
+                                 Text.line(Text.expansionOffset(Call->getBeginLoc()).value_or(0))) +
+                             "): a delegated lock does not fail the way a plain one can (the "
+                             "runtime takes the mutex itself), so only the success path remains",
+                         Call->getBeginLoc()});
             }
             ++Index;
         }

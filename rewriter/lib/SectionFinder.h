@@ -42,6 +42,11 @@ class SectionFinder {
     void collectCalls(const clang::Stmt *S, LockOp Op, const clang::Expr *Mutex,
                       std::vector<const clang::CallExpr *> &Out) const;
     const clang::Stmt *parent(const clang::Stmt *S) const;
+    /// `if (pthread_mutex_lock(&m) != 0) fail;` (no else): the lock call, and the branch that
+    /// runs when it fails in FailureBranch. A delegated lock does not fail that way: the whole
+    /// statement starts a section and the branch is dropped, with a note.
+    const clang::CallExpr *checkedLock(const clang::Stmt *S,
+                                       const clang::Stmt *&FailureBranch) const;
     /// Whether the value a lock call returns is used (not discarded by `(void)`, a statement
     /// or the left operand of a comma).
     bool resultUsed(const clang::CallExpr *Call) const;

@@ -441,7 +441,7 @@ void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
     if (const auto *Call = dyn_cast<CallExpr>(S)) {
         if (std::optional<LockOp> Op = Api.classify(Call)) {
             if (isConditionWait(*Op)) {
-                if (!sameLvalue(Api.mutexOperand(Call, *Op), CS.Mutex, Ctx))
+                if (!sameMutex(Api.mutexOf(Call, *Op), CS.Mutex, Ctx))
                     return refuse(
                         CS, "waits on a condition with a different mutex than the section's", Loc);
                 std::optional<std::string> Replacement = delegatedConditionWait(*Op);
@@ -458,8 +458,7 @@ void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
             }
             if (NoNestedLocks && *Op != LockOp::Unlock)
                 return refuse(CS,
-                              "takes another mutex ('" +
-                                  lockName(Api.mutexOperand(Call, *Op), Ctx) +
+                              "takes another mutex ('" + lockName(Api.mutexOf(Call, *Op), Ctx) +
                                   "') inside the critical section (--no-nested-locks)",
                               Loc);
             if (*Op == LockOp::Unlock) {
@@ -577,7 +576,7 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
     // Other mutexes: a pair fully inside the section stays in the body; a lock that crosses
     // the boundary (taken before and released inside, or the reverse) refuses it.
     {
-        std::vector<std::pair<const Expr *, int>> Balance;
+        std::vector<std::pair<MutexRef, int>> Balance;
         bool NegativeSeen = false;
         SourceLocation Where;
         for (unsigned K = CS.LockIndex + 1; K <= CS.LastIndex; ++K)
@@ -588,10 +587,10 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
                 std::optional<LockOp> Op = Api.classify(Call);
                 if (!Op || (*Op != LockOp::Lock && *Op != LockOp::Unlock && *Op != LockOp::TryLock))
                     return;
-                const Expr *M = Api.mutexOperand(Call, *Op);
-                if (sameLvalue(M, CS.Mutex, Ctx)) return;
+                MutexRef M = Api.mutexOf(Call, *Op);
+                if (sameMutex(M, CS.Mutex, Ctx)) return;
                 auto It = std::find_if(Balance.begin(), Balance.end(),
-                                       [&](auto &P) { return sameLvalue(P.first, M, Ctx); });
+                                       [&](auto &P) { return sameMutex(P.first, M, Ctx); });
                 if (It == Balance.end()) {
                     Balance.push_back({M, 0});
                     It = Balance.end() - 1;
@@ -611,27 +610,32 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
                 return refuse(CS,
                               "another lock ('" + lockName(M, Ctx) +
                                   "') is taken inside the critical section and released after it",
-                              M->getBeginLoc());
+                              M.Operand->getBeginLoc());
     }
 
     // The lock expression is evaluated once, before the section: nothing it reads may change.
     // Only the values it loads count: `&m`, `&s.m` and `&locks[i]` do not depend on what m, s
     // or locks hold (a section may well pass `&m` to a function).
-    if (CS.Mutex->HasSideEffects(Ctx))
-        return refuse(CS, "the lock expression has side effects", CS.Mutex->getBeginLoc());
-    {
+    // A wrapper's body adds what it reads on the way from its argument to the mutex
+    // (`item_locks`, `item_lock_hashpower`); its parameter stands for the operand.
+    SourceLocation LockAt = CS.Mutex.Operand->getBeginLoc();
+    for (const Expr *Part : {CS.Mutex.Operand, CS.Mutex.Through}) {
+        if (!Part) continue;
+        if (Part->HasSideEffects(Ctx))
+            return refuse(CS, "the lock expression has side effects", LockAt);
         std::string Changed;
-        walk(CS.Mutex, [&](const Stmt *S) {
+        walk(Part, [&](const Stmt *S) {
             if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
                 if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
-                    if (!addressOnly(Ref) && Written.count(Var) && Changed.empty())
-                        Changed = Var->getNameAsString();
+                    if (!isa<ParmVarDecl>(Var) || Part == CS.Mutex.Operand)
+                        if (!addressOnly(Ref) && Written.count(Var) && Changed.empty())
+                            Changed = Var->getNameAsString();
         });
         if (!Changed.empty())
             return refuse(CS,
                           "the lock expression depends on '" + Changed +
                               "', which the critical section may modify",
-                          CS.Mutex->getBeginLoc());
+                          LockAt);
     }
 
     // Hoists: top-level declarations of the section whose variables are used after it.

@@ -2,6 +2,7 @@
 #ifndef RCL_REWRITER_CRITICALSECTION_H
 #define RCL_REWRITER_CRITICALSECTION_H
 
+#include "LockApi.h"
 #include "SourceText.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
@@ -72,7 +73,7 @@ struct CriticalSection {
     unsigned LockIndex = 0;
     unsigned LastIndex = 0;
     const clang::CallExpr *LockCall = nullptr;
-    const clang::Expr *Mutex = nullptr;
+    MutexRef Mutex; ///< the lock call's mutex (through a wrapper's definition if need be)
     std::string LockName;
     bool Labelled = false;   ///< the lock statement carries a case or goto label
     unsigned LockOffset = 0; ///< where the lock call is spelled (the macro's use for a macro)

@@ -3,6 +3,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Stmt.h"
+#include "clang/AST/PrettyPrinter.h"
 #include "llvm/ADT/FoldingSet.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -47,6 +48,55 @@ bool isMutexPointer(QualType T) {
 
 } // namespace
 
+namespace {
+
+/// In a wrapper's definition `{ pthread_mutex_<op>(E); }` (or `return` it), E.
+const Expr *wrapperBodyOperand(const FunctionDecl *Def, LockOp Op) {
+    const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
+    const Stmt *Only = Body && Body->size() == 1 ? Body->body_front() : nullptr;
+    if (const auto *Return = dyn_cast_or_null<ReturnStmt>(Only)) Only = Return->getRetValue();
+    const auto *E = dyn_cast_or_null<Expr>(Only);
+    if (!E) return nullptr;
+    E = E->IgnoreParens();
+    if (const auto *Cast = dyn_cast<CStyleCastExpr>(E))
+        if (Cast->getType()->isVoidType()) E = Cast->getSubExpr()->IgnoreParens();
+    const auto *Inner = dyn_cast<CallExpr>(E->IgnoreParenImpCasts());
+    const FunctionDecl *Callee = Inner ? Inner->getDirectCallee() : nullptr;
+    StringRef Expected = Op == LockOp::Lock ? "pthread_mutex_lock" : "pthread_mutex_unlock";
+    if (!Callee || !Callee->getIdentifier() || Callee->getName() != Expected ||
+        Inner->getNumArgs() != 1)
+        return nullptr;
+    return Inner->getArg(0)->IgnoreParenImpCasts();
+}
+
+/// Whether E, the operand of the pthread call in wrapper Def, is a function of Def's first
+/// parameter and of file-scope names only, without side effects (so it can be evaluated at the
+/// call site with the argument in place of the parameter).
+bool reachableFromFirstParameter(const Expr *E, const FunctionDecl *Def) {
+    if (Def->getNumParams() == 0 || E->HasSideEffects(Def->getASTContext())) return false;
+    bool Ok = true;
+    std::vector<const Stmt *> Work{E};
+    while (!Work.empty()) {
+        const Stmt *S = Work.back();
+        Work.pop_back();
+        if (!S) continue;
+        if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
+            const ValueDecl *D = Ref->getDecl();
+            if (const auto *Param = dyn_cast<ParmVarDecl>(D))
+                Ok &= Param == Def->getParamDecl(0);
+            else if (const auto *Var = dyn_cast<VarDecl>(D))
+                Ok &= Var->hasGlobalStorage() && !Var->isStaticLocal() &&
+                      Var->getTLSKind() == VarDecl::TLS_None;
+        }
+        if (isa<CallExpr, StmtExpr>(S)) Ok = false;
+        for (const Stmt *Child : S->children())
+            Work.push_back(Child);
+    }
+    return Ok;
+}
+
+} // namespace
+
 std::optional<std::string> LockApi::wrapperProblem(const CallExpr *Call) const {
     std::optional<LockOp> Op = classify(Call);
     const FunctionDecl *Callee = Call->getDirectCallee();
@@ -55,32 +105,106 @@ std::optional<std::string> LockApi::wrapperProblem(const CallExpr *Call) const {
     if (Name == "pthread_mutex_lock" || Name == "pthread_mutex_unlock") return std::nullopt;
     std::string Kind = *Op == LockOp::Lock ? "lock" : "unlock";
     std::string What = Kind + " wrapper '" + Name.str() + "'";
-    if (Callee->getNumParams() == 0 || !isMutexPointer(Callee->getParamDecl(0)->getType()))
-        return What + " does not take the pthread_mutex_t * it " + Kind +
-               "s as its first parameter";
     const FunctionDecl *Def = nullptr;
-    if (!Callee->hasBody(Def)) return std::nullopt; // declared by the user as exactly that
-    // The definition must be `{ pthread_mutex_<op>(first parameter); }` (or `return` it).
-    const auto *Body = dyn_cast<CompoundStmt>(Def->getBody());
-    const Stmt *Only = Body && Body->size() == 1 ? Body->body_front() : nullptr;
-    if (const auto *Return = dyn_cast_or_null<ReturnStmt>(Only)) Only = Return->getRetValue();
-    const CallExpr *Inner = Only ? asOperationStatement(Only) : nullptr;
-    if (!Inner && Only)
-        if (const auto *E = dyn_cast<Expr>(Only))
-            Inner = dyn_cast<CallExpr>(E->IgnoreParenImpCasts());
-    const FunctionDecl *InnerCallee = Inner ? Inner->getDirectCallee() : nullptr;
-    std::string Expected = *Op == LockOp::Lock ? "pthread_mutex_lock" : "pthread_mutex_unlock";
-    bool Plain = InnerCallee && InnerCallee->getIdentifier() &&
-                 InnerCallee->getName() == Expected && Inner->getNumArgs() == 1;
-    if (Plain) {
-        const auto *Ref = dyn_cast<DeclRefExpr>(Inner->getArg(0)->IgnoreParenImpCasts());
-        Plain = Ref && Ref->getDecl() == Def->getParamDecl(0);
+    if (!Callee->hasBody(Def)) {
+        // Only the declaration: the user declared it as exactly a lock or unlock of its first
+        // argument, which must then be the mutex.
+        if (Callee->getNumParams() == 0 || !isMutexPointer(Callee->getParamDecl(0)->getType()))
+            return What + " does not take the pthread_mutex_t * it " + Kind +
+                   "s as its first parameter, and its definition is not in this translation "
+                   "unit";
+        return std::nullopt;
     }
-    if (!Plain)
+    // The definition must be `{ pthread_mutex_<op>(E); }` (or `return` it), E reached from the
+    // first parameter.
+    const Expr *E = wrapperBodyOperand(Def, *Op);
+    if (!E)
         return What + " does more than " + Kind +
                " its first argument (its definition would have to run inside the delegated "
                "section; write the extra statements next to the call)";
+    if (!reachableFromFirstParameter(E, Def))
+        return What + " " + Kind +
+               "s a mutex that is not reached from its first parameter alone, without side "
+               "effects";
     return std::nullopt;
+}
+
+MutexRef LockApi::mutexOf(const CallExpr *Call, LockOp Op) const {
+    MutexRef M{mutexOperand(Call, Op), nullptr};
+    const FunctionDecl *Callee = Call->getDirectCallee(), *Def = nullptr;
+    if (isConditionWait(Op) || !Callee->hasBody(Def)) return M;
+    StringRef Name = Callee->getName();
+    if (Name == "pthread_mutex_lock" || Name == "pthread_mutex_unlock") return M;
+    const Expr *E = wrapperBodyOperand(Def, Op);
+    if (!E) return M;
+    // `my_lock(pthread_mutex_t *m) { pthread_mutex_lock(m); }`: the argument is the mutex.
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+        if (Def->getNumParams() > 0 && Ref->getDecl() == Def->getParamDecl(0)) return M;
+    M.Through = E;
+    return M;
+}
+
+namespace {
+
+/// Prints a wrapper body's operand with its first parameter replaced by given text.
+class SubstituteFirstParameter : public PrinterHelper {
+  public:
+    SubstituteFirstParameter(std::string Replacement) : Replacement(std::move(Replacement)) {}
+    bool handledStmt(Stmt *S, raw_ostream &OS) override {
+        // `l->mutex` with `&L` for `l`: `L.mutex` rather than `(&L)->mutex`.
+        if (const auto *Member = dyn_cast<MemberExpr>(S); Member && Member->isArrow() &&
+                                                          isFirstParameter(Member->getBase()) &&
+                                                          StringRef(Replacement).starts_with("&")) {
+            StringRef Object = StringRef(Replacement).drop_front().trim();
+            bool Simple = !Object.empty() && llvm::all_of(Object, [](char C) {
+                return isalnum(static_cast<unsigned char>(C)) || C == '_';
+            });
+            OS << (Simple ? Object.str() : "(" + Object.str() + ")") << "."
+               << Member->getMemberDecl()->getName();
+            return true;
+        }
+        const auto *Ref = dyn_cast<DeclRefExpr>(S);
+        const auto *Param = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+        if (!Param || Param->getFunctionScopeIndex() != 0) return false;
+        OS << "(" << Replacement << ")";
+        return true;
+    }
+
+  private:
+    static bool isFirstParameter(const Expr *E) {
+        const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+        const auto *Param = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+        return Param && Param->getFunctionScopeIndex() == 0;
+    }
+    std::string Replacement;
+};
+
+} // namespace
+
+std::string mutexExpression(MutexRef Mutex, const std::string &OperandText, const ASTContext &Ctx) {
+    if (!Mutex.Through) return OperandText;
+    std::string Out;
+    llvm::raw_string_ostream OS(Out);
+    SubstituteFirstParameter Helper(OperandText);
+    Mutex.Through->printPretty(OS, &Helper, Ctx.getPrintingPolicy());
+    return Out;
+}
+
+std::string lockName(MutexRef Mutex, const ASTContext &Ctx) {
+    if (!Mutex.Through) return lockName(Mutex.Operand, Ctx);
+    std::string Operand;
+    llvm::raw_string_ostream OS(Operand);
+    Mutex.Operand->IgnoreParenImpCasts()->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
+    std::string Name = mutexExpression(Mutex, Operand, Ctx);
+    StringRef Trimmed = StringRef(Name).trim();
+    if (Trimmed.starts_with("&")) Trimmed = Trimmed.drop_front().ltrim();
+    return Trimmed.str();
+}
+
+bool sameMutex(MutexRef A, MutexRef B, const ASTContext &Ctx) {
+    if (!A.Operand || !B.Operand || !sameLvalue(A.Operand, B.Operand, Ctx)) return false;
+    if (!A.Through || !B.Through) return !A.Through && !B.Through;
+    return sameLvalue(A.Through, B.Through, Ctx);
 }
 
 const Expr *LockApi::mutexOperand(const CallExpr *Call, LockOp Op) const {
@@ -118,9 +242,15 @@ bool sameLvalue(const Expr *A, const Expr *B, const ASTContext &Ctx) {
     A = A->IgnoreParenImpCasts();
     B = B->IgnoreParenImpCasts();
     if (A->getStmtClass() != B->getStmtClass()) return false;
-    if (const auto *DA = dyn_cast<DeclRefExpr>(A))
-        return DA->getDecl()->getCanonicalDecl() ==
-               cast<DeclRefExpr>(B)->getDecl()->getCanonicalDecl();
+    if (const auto *DA = dyn_cast<DeclRefExpr>(A)) {
+        const auto *DB = cast<DeclRefExpr>(B);
+        // The bodies of a lock and an unlock wrapper: their parameters correspond by position.
+        const auto *PA = dyn_cast<ParmVarDecl>(DA->getDecl());
+        const auto *PB = dyn_cast<ParmVarDecl>(DB->getDecl());
+        if (PA && PB && PA->getDeclContext() != PB->getDeclContext())
+            return PA->getFunctionScopeIndex() == PB->getFunctionScopeIndex();
+        return DA->getDecl()->getCanonicalDecl() == DB->getDecl()->getCanonicalDecl();
+    }
     if (const auto *MA = dyn_cast<MemberExpr>(A)) {
         const auto *MB = cast<MemberExpr>(B);
         return MA->getMemberDecl() == MB->getMemberDecl() && MA->isArrow() == MB->isArrow() &&

@@ -25,6 +25,17 @@ struct WrapperPair {
     std::string Unlock;
 };
 
+/// Which mutex a lock, unlock or wait operates on. Operand: the call's mutex argument (for a
+/// declared wrapper, its first argument). Through: for a wrapper whose definition reaches the
+/// mutex from that argument (`pthread_mutex_lock(&l->mutex)`, memcached's
+/// `pthread_mutex_lock(&item_locks[hv & hashmask(item_lock_hashpower)])`), the pthread call's
+/// operand in the wrapper's body, written in terms of its first parameter; null when the
+/// argument is the mutex pointer itself.
+struct MutexRef {
+    const clang::Expr *Operand = nullptr;
+    const clang::Expr *Through = nullptr;
+};
+
 /// Recognises calls to the pthread mutex API and to declared wrappers, after macro
 /// expansion: `mutex_lock(x)` defined as `pthread_mutex_lock(x)` is just a call here.
 class LockApi {
@@ -37,6 +48,9 @@ class LockApi {
     /// The `pthread_mutex_t *` operand of a mutex operation (the second argument of a
     /// condition wait), with parentheses and implicit casts stripped.
     const clang::Expr *mutexOperand(const clang::CallExpr *Call, LockOp Op) const;
+
+    /// The mutex of a mutex operation, through a wrapper's definition where it has one.
+    MutexRef mutexOf(const clang::CallExpr *Call, LockOp Op) const;
 
     /// If `S` is a statement that only performs a mutex operation (`f(&m);`, `(void)f(&m);`,
     /// or a macro's `{ f(&m); }`), that call.
@@ -57,6 +71,19 @@ class LockApi {
 /// The name a lock is reported and selected by: the mutex lvalue as written, without the
 /// leading `&` (`cache_lock`, `item_locks[hv & mask]`, `q->mutex`).
 std::string lockName(const clang::Expr *MutexOperand, const clang::ASTContext &Ctx);
+/// The same for a mutex reached through a wrapper: its body's operand with the wrapper's first
+/// parameter replaced by the call's argument (`(&L)->mutex`).
+std::string lockName(MutexRef Mutex, const clang::ASTContext &Ctx);
+
+/// The pointer expression of Mutex, to evaluate at a call site: OperandText (the operand as
+/// written there), or the wrapper body's operand printed with its first parameter replaced by
+/// `(OperandText)`.
+std::string mutexExpression(MutexRef Mutex, const std::string &OperandText,
+                            const clang::ASTContext &Ctx);
+
+/// Whether two operations name the same mutex: the same operand (structurally) reached the
+/// same way.
+bool sameMutex(MutexRef A, MutexRef B, const clang::ASTContext &Ctx);
 
 /// Structural equality of two lvalue expressions, ignoring parentheses and implicit casts:
 /// the same variables, members, operators and literals.

@@ -154,14 +154,16 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         C += "/* rcl: declared in the critical section, used after it */ " + *Decl + ";\n" +
              Indent.str();
     }
-    std::optional<TextRange> LockText = Text.node(CS.Mutex->getSourceRange());
-    std::string LockExpr;
+    std::optional<TextRange> LockText = Text.node(CS.Mutex.Operand->getSourceRange());
+    std::string Operand;
     if (LockText) {
-        LockExpr = Text.text(*LockText).str();
+        Operand = Text.text(*LockText).str();
     } else {
-        llvm::raw_string_ostream OS(LockExpr);
-        CS.Mutex->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
+        llvm::raw_string_ostream OS(Operand);
+        CS.Mutex.Operand->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
     }
+    // Through a wrapper: `&(&L)->mutex`, `&item_locks[(hv) & ...]`.
+    std::string LockExpr = mutexExpression(CS.Mutex, Operand, Ctx);
     C += "{\n";
     std::string CtxArg = "(void *)0";
     if (HasContext) {

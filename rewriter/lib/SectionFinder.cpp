@@ -85,25 +85,25 @@ std::optional<TextRange> SectionFinder::operationRange(const Stmt *S, const Stmt
     return R;
 }
 
-bool SectionFinder::isOperationOn(const Stmt *S, LockOp Op, const Expr *Mutex) const {
+bool SectionFinder::isOperationOn(const Stmt *S, LockOp Op, MutexRef Mutex) const {
     const CallExpr *Call = Api.asOperationStatement(S);
-    return Call && Api.classify(Call) == Op && sameLvalue(Api.mutexOperand(Call, Op), Mutex, Ctx);
+    return Call && Api.classify(Call) == Op && sameMutex(Api.mutexOf(Call, Op), Mutex, Ctx);
 }
 
-void SectionFinder::collectCalls(const Stmt *S, LockOp Op, const Expr *Mutex,
+void SectionFinder::collectCalls(const Stmt *S, LockOp Op, MutexRef Mutex,
                                  std::vector<const CallExpr *> &Out) const {
     walk(S, [&](const Stmt *N) {
         if (const auto *Call = dyn_cast<CallExpr>(N))
-            if (Api.classify(Call) == Op && sameLvalue(Api.mutexOperand(Call, Op), Mutex, Ctx))
+            if (Api.classify(Call) == Op && sameMutex(Api.mutexOf(Call, Op), Mutex, Ctx))
                 Out.push_back(Call);
     });
 }
 
-bool SectionFinder::fallsThrough(const Stmt *S, const Expr *Released) const {
+bool SectionFinder::fallsThrough(const Stmt *S, const MutexRef *Released) const {
     if (!S) return true;
     if (isa<ReturnStmt, BreakStmt, ContinueStmt, GotoStmt, IndirectGotoStmt>(S)) return false;
     if (isNoReturnCall(S)) return false;
-    if (Released && isOperationOn(S, LockOp::Unlock, Released)) return false;
+    if (Released && isOperationOn(S, LockOp::Unlock, *Released)) return false;
     if (const auto *Block = dyn_cast<CompoundStmt>(S)) {
         for (const Stmt *Child : Block->body())
             if (!fallsThrough(Child, Released)) return false;
@@ -157,7 +157,7 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
         std::optional<LockOp> Op = Api.classify(Call);
         if (!Op || *Op == LockOp::Unlock || isConditionWait(*Op)) return;
         OtherSite Site;
-        Site.LockName = lockName(Api.mutexOperand(Call, *Op), Ctx);
+        Site.LockName = lockName(Api.mutexOf(Call, *Op), Ctx);
         Site.Loc = Call->getBeginLoc();
         Site.Offset = Text.expansionOffset(Site.Loc).value_or(0);
         std::string Callee = Call->getDirectCallee()->getName().str();
@@ -209,7 +209,7 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
     CS.Block = Block;
     CS.LockIndex = LockIndex;
     CS.LockCall = LockCall;
-    CS.Mutex = Api.mutexOperand(LockCall, LockOp::Lock);
+    CS.Mutex = Api.mutexOf(LockCall, LockOp::Lock);
     CS.LockName = lockName(CS.Mutex, Ctx);
     CS.LockOffset = Text.expansionOffset(LockCall->getBeginLoc()).value_or(0);
     SourceLocation Where = LockCall->getBeginLoc();
@@ -246,7 +246,7 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
         }
         std::vector<const CallExpr *> Unlocks;
         collectCalls(S, LockOp::Unlock, CS.Mutex, Unlocks);
-        if (!Unlocks.empty() && !fallsThrough(S, CS.Mutex)) {
+        if (!Unlocks.empty() && !fallsThrough(S, &CS.Mutex)) {
             Last = K;
             break;
         }

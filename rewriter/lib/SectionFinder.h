@@ -29,7 +29,7 @@ class SectionFinder {
 
     /// Whether control can reach the end of S normally, and, when `Released` is given,
     /// without passing an unlock of that mutex.
-    bool fallsThrough(const clang::Stmt *S, const clang::Expr *Released) const;
+    bool fallsThrough(const clang::Stmt *S, const MutexRef *Released) const;
 
   private:
     CriticalSection build(const clang::FunctionDecl *Fn, const clang::CompoundStmt *Block,
@@ -38,8 +38,8 @@ class SectionFinder {
     void findExits(CriticalSection &CS);
     /// Refuses CS when a preprocessor directive would be cut apart or moved by the rewrite.
     void checkDirectives(CriticalSection &CS) const;
-    bool isOperationOn(const clang::Stmt *S, LockOp Op, const clang::Expr *Mutex) const;
-    void collectCalls(const clang::Stmt *S, LockOp Op, const clang::Expr *Mutex,
+    bool isOperationOn(const clang::Stmt *S, LockOp Op, MutexRef Mutex) const;
+    void collectCalls(const clang::Stmt *S, LockOp Op, MutexRef Mutex,
                       std::vector<const clang::CallExpr *> &Out) const;
     const clang::Stmt *parent(const clang::Stmt *S) const;
     /// `if (pthread_mutex_lock(&m) != 0) fail;` (no else): the lock call, and the branch that

@@ -143,6 +143,9 @@ void CaptureAnalysis::refuse(CriticalSection &CS, std::string Reason, SourceLoca
 }
 
 bool CaptureAnalysis::excluded(const CriticalSection &CS, unsigned Offset) const {
+    // An unlock through a wrapper with effects stays in the body as a call (with the lock held).
+    for (const EffectsUnlock &U : CS.EffectsUnlocks)
+        if (U.Statement.contains(Offset)) return false;
     for (const Exit &E : CS.Exits)
         if (E.Removed.contains(Offset)) return true;
     return CS.FinalUnlock && CS.FinalUnlock->contains(Offset);
@@ -781,12 +784,31 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
                               "hoisting '" + C.Field + "' would hide another variable of that name",
                               H.Var->getLocation());
 
+    // Each unlock (and an exit's tail) becomes `return N;`. An unlock through a wrapper with
+    // effects stays as a call of the copy of its statements before the unlock
+    // (`twist(&L, 1);` -> `rcl_twist_before_unlock(&L, 1); return 0;`).
+    auto endSection = [&](TextRange Removed, unsigned Number) {
+        std::string Return = "return " + std::to_string(Number) + ";";
+        for (const EffectsUnlock &U : CS.EffectsUnlocks) {
+            if (U.Statement.Begin != Removed.Begin) continue;
+            const auto *Name = dyn_cast<DeclRefExpr>(U.Call->getCallee()->IgnoreParenImpCasts());
+            std::optional<unsigned> At = Name ? Text.offset(Name->getLocation()) : std::nullopt;
+            if (!At)
+                return refuse(CS,
+                              "the name of unlock wrapper '" + U.Wrapper->getNameAsString() +
+                                  "' is written inside a macro body",
+                              U.Call->getBeginLoc());
+            calleeHazards(CS, U.Wrapper, U.Call->getBeginLoc());
+            CS.BodyEdits.push_back({*At, static_cast<unsigned>(U.Wrapper->getName().size()),
+                                    effectsFunctionName(U.Wrapper)});
+            CS.BodyEdits.push_back({U.Statement.End, Removed.End - U.Statement.End, " " + Return});
+            return;
+        }
+        CS.BodyEdits.push_back({Removed.Begin, Removed.End - Removed.Begin, Return});
+    };
     for (const Exit &E : CS.Exits)
-        CS.BodyEdits.push_back({E.Removed.Begin, E.Removed.End - E.Removed.Begin,
-                                "return " + std::to_string(E.Number) + ";"});
-    if (CS.FinalUnlock)
-        CS.BodyEdits.push_back(
-            {CS.FinalUnlock->Begin, CS.FinalUnlock->End - CS.FinalUnlock->Begin, "return 0;"});
+        endSection(E.Removed, E.Number);
+    if (CS.FinalUnlock) endSection(*CS.FinalUnlock, 0);
 }
 
 } // namespace rcl

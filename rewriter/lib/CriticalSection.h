@@ -65,6 +65,19 @@ struct CalleeEdit {
     const clang::FunctionDecl *Function; ///< whose body holds the edited call
 };
 
+/// An unlock of the section by a wrapper that does other things first (LockApi::unlockEffects):
+/// the call stays in the body, renamed to a copy of the wrapper without its unlock.
+struct EffectsUnlock {
+    TextRange Statement;                ///< the unlock statement, kept in the body
+    const clang::CallExpr *Call;        ///< the wrapper call
+    const clang::FunctionDecl *Wrapper; ///< its definition
+};
+
+/// The name of the copy of an unlock wrapper's statements before its unlock.
+inline std::string effectsFunctionName(const clang::FunctionDecl *Wrapper) {
+    return "rcl_" + Wrapper->getNameAsString() + "_before_unlock";
+}
+
 /// A lock..unlock region of one block, found on the function's structure, with everything
 /// the emitter needs. `Refused` set means the section stays exactly as written.
 struct CriticalSection {
@@ -81,6 +94,7 @@ struct CriticalSection {
     TextRange Body;          ///< after the lock statement .. end of the last statement
     std::optional<TextRange> FinalUnlock; ///< the last statement, when it is the unlock
     std::vector<Exit> Exits;
+    std::vector<EffectsUnlock> EffectsUnlocks; ///< unlocks (final or exits) through such wrappers
     std::vector<Capture> Captures;
     std::vector<Hoist> Hoists;
     std::vector<TextEdit> BodyEdits;     ///< capture accesses, hoisted declarations, exits, waits

@@ -50,10 +50,13 @@ bool isMutexPointer(QualType T) {
 
 namespace {
 
-/// In a wrapper's definition `{ pthread_mutex_<op>(E); }` (or `return` it), E.
-const Expr *wrapperBodyOperand(const FunctionDecl *Def, LockOp Op) {
+/// In a wrapper's definition `{ pthread_mutex_<op>(E); }` (or `return` it), E. With Effects
+/// given (an unlock wrapper), statements may come before the unlock: Effects is set to how many.
+const Expr *wrapperBodyOperand(const FunctionDecl *Def, LockOp Op, unsigned *Effects = nullptr) {
     const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
-    const Stmt *Only = Body && Body->size() == 1 ? Body->body_front() : nullptr;
+    if (!Body || Body->size() == 0 || (!Effects && Body->size() != 1)) return nullptr;
+    const Stmt *Only = Body->body_back();
+    if (Effects) *Effects = Body->size() - 1;
     if (const auto *Return = dyn_cast_or_null<ReturnStmt>(Only)) Only = Return->getRetValue();
     const auto *E = dyn_cast_or_null<Expr>(Only);
     if (!E) return nullptr;
@@ -67,6 +70,32 @@ const Expr *wrapperBodyOperand(const FunctionDecl *Def, LockOp Op) {
         Inner->getNumArgs() != 1)
         return nullptr;
     return Inner->getArg(0)->IgnoreParenImpCasts();
+}
+
+/// Why the statements an unlock wrapper runs before its unlock cannot run as a function of
+/// their own inside a delegated section, or nothing.
+std::optional<std::string> effectsProblem(const CompoundStmt *Body, unsigned Count,
+                                          const LockApi &Api) {
+    std::optional<std::string> Why;
+    std::vector<const Stmt *> Work(Body->body_begin(), Body->body_begin() + Count);
+    while (!Work.empty() && !Why) {
+        const Stmt *S = Work.back();
+        Work.pop_back();
+        if (!S) continue;
+        if (isa<ReturnStmt, GotoStmt, IndirectGotoStmt, LabelStmt, AddrLabelExpr>(S))
+            Why = "returns or jumps";
+        else if (isa<PredefinedExpr, VAArgExpr>(S))
+            Why = "uses __func__ or its variable arguments";
+        else if (const auto *Call = dyn_cast<CallExpr>(S); Call && Api.classify(Call))
+            Why = "operates on a mutex or waits";
+        else if (const auto *Decl = dyn_cast<DeclStmt>(S))
+            for (const clang::Decl *D : Decl->decls())
+                if (const auto *Var = dyn_cast<VarDecl>(D); Var && Var->isStaticLocal())
+                    Why = "declares a static variable";
+        for (const Stmt *Child : S->children())
+            Work.push_back(Child);
+    }
+    return Why;
 }
 
 /// Whether E, the operand of the pthread call in wrapper Def, is a function of Def's first
@@ -116,12 +145,20 @@ std::optional<std::string> LockApi::wrapperProblem(const CallExpr *Call) const {
         return std::nullopt;
     }
     // The definition must be `{ pthread_mutex_<op>(E); }` (or `return` it), E reached from the
-    // first parameter.
-    const Expr *E = wrapperBodyOperand(Def, *Op);
+    // first parameter; an unlock wrapper may do other things first (unlockEffects).
+    unsigned Effects = 0;
+    const Expr *E = wrapperBodyOperand(Def, *Op, *Op == LockOp::Unlock ? &Effects : nullptr);
     if (!E)
         return What + " does more than " + Kind +
                " its first argument (its definition would have to run inside the delegated "
                "section; write the extra statements next to the call)";
+    if (Effects)
+        if (std::optional<std::string> Why =
+                effectsProblem(cast<CompoundStmt>(Def->getBody()), Effects, *this))
+            return What +
+                   " does more than unlock its first argument, and what it does before "
+                   "the unlock " +
+                   *Why;
     if (!reachableFromFirstParameter(E, Def))
         return What + " " + Kind +
                "s a mutex that is not reached from its first parameter alone, without side "
@@ -135,13 +172,26 @@ MutexRef LockApi::mutexOf(const CallExpr *Call, LockOp Op) const {
     if (isConditionWait(Op) || !Callee->hasBody(Def)) return M;
     StringRef Name = Callee->getName();
     if (Name == "pthread_mutex_lock" || Name == "pthread_mutex_unlock") return M;
-    const Expr *E = wrapperBodyOperand(Def, Op);
+    unsigned Effects = 0;
+    const Expr *E = wrapperBodyOperand(Def, Op, Op == LockOp::Unlock ? &Effects : nullptr);
     if (!E) return M;
     // `my_lock(pthread_mutex_t *m) { pthread_mutex_lock(m); }`: the argument is the mutex.
     if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
         if (Def->getNumParams() > 0 && Ref->getDecl() == Def->getParamDecl(0)) return M;
     M.Through = E;
     return M;
+}
+
+const FunctionDecl *LockApi::unlockEffects(const CallExpr *Call) const {
+    const FunctionDecl *Callee = Call->getDirectCallee(), *Def = nullptr;
+    if (classify(Call) != LockOp::Unlock || !Callee->hasBody(Def) ||
+        Callee->getName() == "pthread_mutex_unlock")
+        return nullptr;
+    unsigned Effects = 0;
+    if (!wrapperBodyOperand(Def, LockOp::Unlock, &Effects) || Effects == 0 ||
+        effectsProblem(cast<CompoundStmt>(Def->getBody()), Effects, *this))
+        return nullptr;
+    return Def;
 }
 
 namespace {

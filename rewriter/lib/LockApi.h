@@ -62,6 +62,13 @@ class LockApi {
     /// it). Nothing for a pthread call or a wrapper that is only that.
     std::optional<std::string> wrapperProblem(const clang::CallExpr *Call) const;
 
+    /// For a call of a declared unlock wrapper that does other things before it unlocks
+    /// (`l->value += by; pthread_cond_broadcast(&l->c); pthread_mutex_unlock(&l->m);`), and
+    /// nothing that cannot run as a function of its own (return, goto, a mutex operation or
+    /// wait, a static local, __func__): its definition. Inside a converted section the call
+    /// becomes a call of a copy of those statements, before the section's end.
+    const clang::FunctionDecl *unlockEffects(const clang::CallExpr *Call) const;
+
     const std::vector<WrapperPair> &wrappers() const { return Wrappers; }
 
   private:

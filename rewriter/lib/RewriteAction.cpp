@@ -182,10 +182,30 @@ class RewriteConsumer : public ASTConsumer {
             }
             if (!CS.Refused) Analysis.analyse(CS);
             std::optional<EmittedSection> Out;
+            // Copies of unlock wrappers' statements, once per translation unit, before the
+            // first section that needs them.
+            std::string Helpers;
+            std::vector<const FunctionDecl *> NewHelpers;
+            for (const EffectsUnlock &U : CS.EffectsUnlocks) {
+                if (CS.Refused || EffectsEmitted.count(U.Wrapper) ||
+                    std::count(NewHelpers.begin(), NewHelpers.end(), U.Wrapper))
+                    continue;
+                std::string Why;
+                std::optional<std::string> Helper = Emitter.effectsFunction(U.Wrapper, Why);
+                if (!Helper)
+                    CS.Refused = Refusal{Why, U.Call->getBeginLoc()};
+                else
+                    Helpers += *Helper;
+                NewHelpers.push_back(U.Wrapper);
+            }
             if (!CS.Refused) {
                 CS.Ordinal = ++Ordinal;
                 std::string Why;
                 Out = Emitter.emit(CS, Why);
+                if (Out) {
+                    Out->Definition = Helpers + Out->Definition;
+                    EffectsEmitted.insert(NewHelpers.begin(), NewHelpers.end());
+                }
                 if (!Out) {
                     --Ordinal;
                     CS.Refused = Refusal{Why, CS.LockCall->getBeginLoc()};
@@ -242,7 +262,8 @@ class RewriteConsumer : public ASTConsumer {
 
     RewriteSession &Session;
     std::set<std::string> UsedWrappers;
-    std::vector<TextRange> ConvertedSections; ///< of this translation unit
+    std::set<const FunctionDecl *> EffectsEmitted; ///< unlock wrappers copied in this TU
+    std::vector<TextRange> ConvertedSections;      ///< of this translation unit
     std::vector<CalleeEdit> CalleeEdits;
 };
 

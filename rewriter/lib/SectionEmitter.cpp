@@ -2,6 +2,7 @@
 #include "SectionEmitter.h"
 
 #include "clang/AST/Expr.h"
+#include "clang/AST/TypeLoc.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -73,6 +74,31 @@ std::string SectionEmitter::reindent(StringRef Code, StringRef From, StringRef T
         Continued = Line.ends_with("\\");
         Code = Rest;
     }
+    return Out;
+}
+
+std::optional<std::string> SectionEmitter::effectsFunction(const FunctionDecl *Wrapper,
+                                                           std::string &Why) const {
+    const auto *Body = cast<CompoundStmt>(Wrapper->getBody());
+    FunctionTypeLoc Proto = Wrapper->getFunctionTypeLoc();
+    std::optional<unsigned> Open = Text.offset(Body->getLBracLoc());
+    std::optional<unsigned> Unlock = Text.offset(Body->body_back()->getBeginLoc());
+    std::optional<TextRange> Params =
+        Proto ? Text.node(SourceRange(Proto.getLParenLoc(), Proto.getRParenLoc())) : std::nullopt;
+    if (!Open || !Unlock || !Params || *Unlock <= *Open) {
+        Why = "unlock wrapper '" + Wrapper->getNameAsString() +
+              "' does more than unlock its first argument, and its definition is written "
+              "through a macro";
+        return std::nullopt;
+    }
+    std::string Out = "/* rcl: what unlock wrapper '" + Wrapper->getNameAsString() +
+                      "' does before it unlocks; converted sections run it before they end. */\n";
+    Out += "static void " + effectsFunctionName(Wrapper) + Text.text(*Params).str() + "\n{\n";
+    for (const ParmVarDecl *Param : Wrapper->parameters())
+        if (Param->getIdentifier()) Out += "    (void)" + Param->getNameAsString() + ";\n";
+    std::string Line = lineDirective(Text.line(*Open));
+    if (!Line.empty()) Out += Line.substr(1);
+    Out += "    " + Text.code().slice(*Open + 1, *Unlock).trim().str() + "\n}\n\n";
     return Out;
 }
 

@@ -242,6 +242,7 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
                                     Unlock->getBeginLoc());
                 return CS;
             }
+            if (!noteEffects(CS, Api.asOperationStatement(Unlock), *CS.FinalUnlock)) return CS;
             break;
         }
         std::vector<const CallExpr *> Unlocks;
@@ -303,6 +304,25 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
     findExits(CS);
     if (!CS.Refused) checkDirectives(CS);
     return CS;
+}
+
+bool SectionFinder::noteEffects(CriticalSection &CS, const CallExpr *Unlock, TextRange Statement) {
+    const FunctionDecl *Wrapper = Unlock ? Api.unlockEffects(Unlock) : nullptr;
+    if (!Wrapper) return true;
+    // The copy of its statements goes before the section's function, so the wrapper must be
+    // defined in this file before that function (all it uses is declared there).
+    std::optional<unsigned> End = Text.offset(Wrapper->getEndLoc());
+    std::optional<unsigned> FunctionAt = Text.expansionOffset(CS.Function->getBeginLoc());
+    if (!End || !FunctionAt || *End >= *FunctionAt) {
+        CS.Refused = refuse("unlock wrapper '" + Wrapper->getNameAsString() +
+                                "' does more than unlock its first argument, and its definition "
+                                "is not written in this file before '" +
+                                CS.Function->getNameAsString() + "'",
+                            Unlock->getBeginLoc());
+        return false;
+    }
+    CS.EffectsUnlocks.push_back({Statement, Unlock, Wrapper});
+    return true;
 }
 
 void SectionFinder::checkDirectives(CriticalSection &CS) const {
@@ -368,6 +388,7 @@ void SectionFinder::findExits(CriticalSection &CS) {
                 refuse("the unlock is written inside a macro expansion", Unlock->getBeginLoc());
             return;
         }
+        if (!noteEffects(CS, Unlock, *NodeRange)) return;
         for (const Exit &Other : CS.Exits)
             if (Other.Removed.contains(NodeRange->Begin)) {
                 CS.Refused =

@@ -36,6 +36,9 @@ class SectionFinder {
                           unsigned LockIndex, const clang::CallExpr *LockCall,
                           const clang::Stmt *LockStmtNode);
     void findExits(CriticalSection &CS);
+    /// Records an unlock by a wrapper with effects (LockApi::unlockEffects), or refuses CS
+    /// when that wrapper's statements cannot be copied before the section's function.
+    bool noteEffects(CriticalSection &CS, const clang::CallExpr *Unlock, TextRange Statement);
     /// Refuses CS when a preprocessor directive would be cut apart or moved by the rewrite.
     void checkDirectives(CriticalSection &CS) const;
     bool isOperationOn(const clang::Stmt *S, LockOp Op, MutexRef Mutex) const;

@@ -453,10 +453,25 @@ void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
                                   Loc);
                 std::string Why;
                 std::optional<TextEdit> Rename = renameWait(Call, *Replacement, Why);
-                if (Rename)
+                if (Rename) {
                     CS.BodyEdits.push_back(*Rename);
-                else if (!Why.empty())
+                } else if (const auto *Name =
+                               dyn_cast<DeclRefExpr>(Call->getCallee()->IgnoreParenImpCasts());
+                           !Why.empty() && Name && Name->getLocation().isMacroID() &&
+                           Text.expansionOffset(Name->getLocation())) {
+                    // Written inside a macro body (`#define WAIT_FOR(c, m) pthread_cond_wait(
+                    // &(c), &(m))`): the definition stays as it is, the outlined function is
+                    // compiled with the name defined as the rcl_cond_* call instead.
+                    std::string Function = Name->getDecl()->getNameAsString();
+                    CS.MacroRenames[Function] = *Replacement;
+                    CS.Notes.push_back({"has a condition wait written inside a macro (" + Function +
+                                            "): the outlined function is compiled "
+                                            "with '#define " +
+                                            Function + " " + *Replacement + "'",
+                                        Loc});
+                } else if (!Why.empty()) {
                     return refuse(CS, Why, Loc);
+                }
                 return;
             }
             if (NoNestedLocks && *Op != LockOp::Unlock)

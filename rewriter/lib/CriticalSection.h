@@ -7,6 +7,7 @@
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/Stmt.h"
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -100,6 +101,9 @@ struct CriticalSection {
     std::vector<TextEdit> BodyEdits;     ///< capture accesses, hoisted declarations, exits, waits
     std::vector<CalleeEdit> CalleeEdits; ///< waits renamed in functions the body calls
     std::vector<Note> Notes;             ///< reported with the conversion
+    /// Condition waits written inside macro bodies: the outlined function is compiled with
+    /// `#define pthread_cond_wait rcl_cond_wait` (push_macro/pop_macro around it).
+    std::map<std::string, std::string> MacroRenames;
     std::optional<Refusal> Refused;
     unsigned Ordinal = 0; ///< 1-based number among converted sections of the function
 };

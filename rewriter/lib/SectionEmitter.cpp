@@ -143,6 +143,9 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         }
         D += "};\n\n";
     }
+    for (const auto &[From, To] : CS.MacroRenames)
+        D += "#pragma push_macro(\"" + From + "\")\n#undef " + From + "\n#define " + From + " " +
+             To + "\n";
     D += "static int " + Name + "(void *rcl_arg)\n{\n";
     if (HasContext)
         D += Unit + StructName + " *rcl_ctx = rcl_arg;\n";
@@ -160,7 +163,10 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
     if (!LineDirectives && StringRef(BodyText).starts_with("\n")) BodyText.erase(0, 1);
     D += BodyText;
     if (!CS.FinalUnlock) D += "\n" + Unit + "return 0;";
-    D += "\n}\n\n";
+    D += "\n}\n";
+    for (const auto &[From, To] : CS.MacroRenames)
+        D += "#pragma pop_macro(\"" + From + "\")\n";
+    D += "\n";
 
     // The call site.
     std::string &C = Out.CallSite;

@@ -311,6 +311,38 @@ void CaptureAnalysis::calleeWaits(CriticalSection &CS, const FunctionDecl *Calle
         }
 }
 
+bool CaptureAnalysis::gotoReleasingLabel(CriticalSection &CS, const GotoStmt *Goto) {
+    // `goto fail;` ... after the section: `fail: pthread_mutex_unlock(&m); return -1;`. The
+    // label's code releases the lock first, so the goto is an exit: the outlined function
+    // returns, the runtime releases the mutex, and the call site jumps past that unlock.
+    const LabelStmt *Target = Goto->getLabel()->getStmt();
+    if (!Target || LabelAddressTaken.count(Goto->getLabel())) return false;
+    const Stmt *Unlock = Target->getSubStmt();
+    while (const auto *More = dyn_cast<LabelStmt>(Unlock))
+        Unlock = More->getSubStmt();
+    const CallExpr *Call = Api.asOperationStatement(Unlock);
+    std::optional<unsigned> At = Text.expansionOffset(Target->getBeginLoc());
+    std::optional<TextRange> UnlockText = Text.statement(Unlock);
+    std::optional<TextRange> GotoText = Text.statement(Goto);
+    if (!Call || Api.classify(Call) != LockOp::Unlock ||
+        !sameMutex(Api.mutexOf(Call, LockOp::Unlock), CS.Mutex, Ctx) || Api.unlockEffects(Call) ||
+        !At || *At < CS.Whole.End || !UnlockText || !GotoText || !isa<CompoundStmt>(parent(Target)))
+        return false;
+    std::string Label = "rcl_" + Goto->getLabel()->getNameAsString() + "_unlocked";
+    unsigned Number = 1;
+    for (const Exit &E : CS.Exits)
+        Number = std::max(Number, E.Number + 1);
+    Exit E;
+    E.Number = Number;
+    E.Removed = *GotoText;
+    E.Jump = "goto " + Label + ";";
+    CS.Exits.push_back(E);
+    std::optional<unsigned> Colon = Text.expansionOffset(Target->getSubStmt()->getBeginLoc());
+    if (!Colon) return false;
+    CS.UnlockedLabels.push_back({Label, UnlockText->End, *Colon});
+    return true;
+}
+
 void CaptureAnalysis::calleeHazards(CriticalSection &CS, const FunctionDecl *Callee,
                                     SourceLocation Loc) {
     const SourceManager &SM = Ctx.getSourceManager();
@@ -389,6 +421,7 @@ void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
         if (At && CS.Body.contains(*At))
             return refuse(CS, "goto '" + Name + "' jumps past an unlock of the critical section",
                           Loc);
+        if (gotoReleasingLabel(CS, Goto)) return;
         return refuse(CS, "goto '" + Name + "' leaves the critical section while holding the lock",
                       Loc);
     }

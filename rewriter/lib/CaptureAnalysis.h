@@ -76,6 +76,9 @@ class CaptureAnalysis {
     /// unit) uses thread-local state or acts on the calling thread: refused.
     void calleeHazards(CriticalSection &CS, const clang::FunctionDecl *Callee,
                        clang::SourceLocation Loc);
+    /// A goto from the section to a label after it whose first statement unlocks the
+    /// section's mutex: recorded as an exit (CriticalSection::UnlockedLabels).
+    bool gotoReleasingLabel(CriticalSection &CS, const clang::GotoStmt *Goto);
     void refuse(CriticalSection &CS, std::string Reason, clang::SourceLocation Loc);
 
     clang::ASTContext &Ctx;

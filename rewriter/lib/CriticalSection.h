@@ -27,6 +27,19 @@ struct Exit {
     unsigned Number = 0; ///< 0: nothing left to run, continue after the section
     TextRange Removed;   ///< the unlock and its tail, replaced by `return Number;`
     std::optional<TextRange> Tail;
+    /// Instead of a tail from the file: what the call site runs (`goto rcl_fail_unlocked;`).
+    std::string Jump;
+};
+
+/// A label after the section whose first statement unlocks the section's mutex (`fail:
+/// pthread_mutex_unlock(&m);`), reached by a goto inside the section: the goto becomes an exit
+/// and the call site jumps to a new label right after that unlock.
+struct UnlockedLabel {
+    std::string Name;   ///< the new label, `rcl_fail_unlocked`
+    unsigned After = 0; ///< where it goes: the end of the unlock statement
+    /// Right after the user's label's colon: `__attribute__((unused))` goes there, since the
+    /// label may have no goto left once every goto to it is converted.
+    unsigned Colon = 0;
 };
 
 /// How a variable used in the body reaches the outlined function.
@@ -96,6 +109,7 @@ struct CriticalSection {
     std::optional<TextRange> FinalUnlock; ///< the last statement, when it is the unlock
     std::vector<Exit> Exits;
     std::vector<EffectsUnlock> EffectsUnlocks; ///< unlocks (final or exits) through such wrappers
+    std::vector<UnlockedLabel> UnlockedLabels; ///< labels the call site's gotos need
     std::vector<Capture> Captures;
     std::vector<Hoist> Hoists;
     std::vector<TextEdit> BodyEdits;     ///< capture accesses, hoisted declarations, exits, waits

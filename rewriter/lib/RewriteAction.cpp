@@ -222,6 +222,13 @@ class RewriteConsumer : public ASTConsumer {
             noteWrapper(CS.LockCall);
             Definitions += Out->Definition;
             Sites.emplace_back(Real, CS.Whole.Begin, CS.Whole.End - CS.Whole.Begin, Out->CallSite);
+            // `fail: pthread_mutex_unlock(&m); rcl_fail_unlocked:;` for the gotos that left
+            // the section (on the same line, so line numbers stay).
+            for (const UnlockedLabel &L : CS.UnlockedLabels)
+                if (LabelsAdded.insert(L.After).second) {
+                    Sites.emplace_back(Real, L.After, 0, " " + L.Name + ":;");
+                    Sites.emplace_back(Real, L.Colon, 0, "__attribute__((unused)) ");
+                }
             record(Text, Given, CS.LockName, CS.LockOffset, Fn, SectionRecord::Converted, nullptr,
                    &CS);
         }
@@ -263,6 +270,7 @@ class RewriteConsumer : public ASTConsumer {
     RewriteSession &Session;
     std::set<std::string> UsedWrappers;
     std::set<const FunctionDecl *> EffectsEmitted; ///< unlock wrappers copied in this TU
+    std::set<unsigned> LabelsAdded;                ///< offsets of UnlockedLabels inserted
     std::vector<TextRange> ConvertedSections;      ///< of this translation unit
     std::vector<CalleeEdit> CalleeEdits;
 };

@@ -215,6 +215,7 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
     for (const Exit &E : CS.Exits)
         if (E.Number != 0) Dispatch.push_back(&E);
     auto tailText = [&](const Exit &E, StringRef To) {
+        if (!E.Jump.empty()) return To.str() + E.Jump + "\n";
         if (!E.Tail) return std::string();
         if (LineDirectives)
             return lineDirective(Text.line(E.Tail->Begin)) +

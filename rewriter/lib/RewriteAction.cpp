@@ -8,6 +8,7 @@
 #include "clang/AST/RawCommentList.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
+#include "clang/Lex/Lexer.h"
 #include "llvm/Support/Path.h"
 
 using namespace clang;
@@ -40,10 +41,11 @@ class RewriteConsumer : public ASTConsumer {
         for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
             auto *Fn = dyn_cast<FunctionDecl>(D);
             // `local void f(void)` with `#define local static`: the declaration may begin
-            // with a macro; what counts is that the definition is written in the main file (a
-            // body produced by a macro is refused section by section, never edited).
+            // with a macro; what counts is that the body is written in the main file. A body
+            // produced by a macro is left alone: its statements may be macro arguments, where
+            // an edit (a context initializer's commas) would change the macro's arguments.
             if (Fn && Fn->doesThisDeclarationHaveABody() &&
-                SM.getFileID(SM.getExpansionLoc(Fn->getBeginLoc())) == Main)
+                SM.getFileID(SM.getExpansionLoc(Fn->getBody()->getBeginLoc())) == Main)
                 Functions.push_back(Fn);
         }
         // Parent lookups only ever concern these bodies: keep the parent map off the headers.
@@ -163,6 +165,15 @@ class RewriteConsumer : public ASTConsumer {
         std::vector<OtherSite> Others;
         SectionFinder Finder(Ctx, Session.Api, Text);
         Finder.find(Fn, Sections, Others);
+        if (SourceLocation Body = Fn->getBody()->getBeginLoc(); Body.isMacroID())
+            for (CriticalSection &CS : Sections)
+                if (!CS.Refused)
+                    CS.Refused = Refusal{"the function's body is written by macro '" +
+                                             Lexer::getImmediateMacroName(
+                                                 Body, Ctx.getSourceManager(), Ctx.getLangOpts())
+                                                 .str() +
+                                             "', whose text the tool does not edit",
+                                         CS.LockCall->getBeginLoc()};
         if (Sections.empty() && Others.empty()) return "";
         CaptureAnalysis Analysis(Ctx, Session.Api, Text, Session.NoNestedLocks, Fn);
         std::vector<TextRange> Converted;

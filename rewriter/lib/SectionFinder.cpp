@@ -273,7 +273,9 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
     CS.Body = {LockStmt->End, LastStmt->End};
     for (unsigned K = LockIndex + 1; K <= *Last; ++K) {
         const Stmt *S = Block->body_begin()[K];
-        std::optional<TextRange> R = K == *Last ? LastStmt : Text.statement(S);
+        // A statement that a macro spells with its own `;` (`APPEND_STAT(...);`) counts as
+        // that macro use, provided nothing else comes from the same expansion.
+        std::optional<TextRange> R = K == *Last ? LastStmt : operationRange(S, Block);
         if (R && isa<NullStmt>(S)) continue;
         if (!R || !CS.Whole.contains(*R) || R->Begin < LockStmt->End ||
             (K < *Last && R->End > LastStmt->Begin)) {

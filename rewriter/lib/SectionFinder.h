@@ -55,7 +55,7 @@ class SectionFinder {
     bool resultUsed(const clang::CallExpr *Call) const;
     /// " (in macro 'M')" when Loc comes from the expansion of macro M, else "".
     std::string macroNote(clang::SourceLocation Loc) const;
-    /// The range of a statement that performs a mutex operation, also when a macro spells it
+    /// The range of a statement (a mutex operation or another), also when a macro spells it
     /// with its own `;`, provided no sibling statement comes from the same expansion.
     std::optional<TextRange> operationRange(const clang::Stmt *S, const clang::Stmt *Parent) const;
     Refusal refuse(std::string Reason, clang::SourceLocation Loc) const {

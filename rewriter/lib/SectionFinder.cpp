@@ -39,6 +39,10 @@ const CallExpr *SectionFinder::checkedLock(const Stmt *S, const Stmt *&FailureBr
     const auto *Call = dyn_cast<CallExpr>(Cond);
     if (!Call || Api.classify(Call) != LockOp::Lock || !Call->getType()->isIntegerType())
         return nullptr;
+    // The branch is dropped: a label in it (a goto's target, a case) would go with it.
+    bool Labels = false;
+    walk(If->getThen(), [&](const Stmt *N) { Labels |= isa<LabelStmt, SwitchCase>(N); });
+    if (Labels) return nullptr;
     FailureBranch = If->getThen();
     return Call;
 }

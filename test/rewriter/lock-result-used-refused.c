@@ -18,3 +18,18 @@ int stored(void)
     pthread_mutex_unlock(&m);
     return err;
 }
+
+// The failure branch holds a label that a goto elsewhere reaches: it cannot be dropped.
+int labelled(int n)
+{
+    if (n < 0)
+        goto bad;
+    if (pthread_mutex_lock(&m) != 0) {
+    bad:
+        return -1;
+    }
+    // CHECK: lock-result-used-refused.c:[[@LINE-4]]:9: rcl: cannot convert critical section: the result of pthread_mutex_lock is used
+    v++;
+    pthread_mutex_unlock(&m);
+    return 0;
+}

@@ -107,6 +107,10 @@ struct CriticalSection {
     TextRange Whole;         ///< lock statement .. last statement: replaced by the call site
     TextRange Body;          ///< after the lock statement .. end of the last statement
     std::optional<TextRange> FinalUnlock; ///< the last statement, when it is the unlock
+    /// No path reaches the end of the last statement (`if (c) { unlock; return 1; } else {
+    /// unlock; return 2; }`): the outlined function never returns 0, and the call site's last
+    /// exit needs no test (else `-Wreturn-type` would see a path falling off the function).
+    bool EndsByExit = false;
     std::vector<Exit> Exits;
     std::vector<EffectsUnlock> EffectsUnlocks; ///< unlocks (final or exits) through such wrappers
     std::vector<UnlockedLabel> UnlockedLabels; ///< labels the call site's gotos need

@@ -225,6 +225,9 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
     };
     if (Dispatch.empty()) {
         C += In1 + Call + ";\n";
+    } else if (Dispatch.size() == 1 && CS.EndsByExit) {
+        C += In1 + Call + ";\n";
+        C += tailText(*Dispatch[0], In1);
     } else if (Dispatch.size() == 1) {
         C += In1 + "if (" + Call + " == " + std::to_string(Dispatch[0]->Number) + ") {\n";
         C += tailText(*Dispatch[0], In1 + Unit);
@@ -233,8 +236,11 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         // An if chain, not a switch: a tail's `break` must still leave the user's loop.
         C += In1 + "int rcl_exit = " + Call + ";\n";
         for (size_t I = 0; I < Dispatch.size(); ++I) {
-            C += (I == 0 ? In1 + "if" : std::string(" else if")) +
-                 " (rcl_exit == " + std::to_string(Dispatch[I]->Number) + ") {\n";
+            if (I + 1 == Dispatch.size() && CS.EndsByExit)
+                C += " else {\n";
+            else
+                C += (I == 0 ? In1 + "if" : std::string(" else if")) +
+                     " (rcl_exit == " + std::to_string(Dispatch[I]->Number) + ") {\n";
             C += tailText(*Dispatch[I], In1 + Unit);
             C += In1 + "}";
         }

@@ -4,6 +4,7 @@
 
 #include "clang/AST/ParentMapContext.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/Support/raw_ostream.h"
 #include <set>
 
 using namespace clang;
@@ -45,6 +46,42 @@ const CallExpr *SectionFinder::checkedLock(const Stmt *S, const Stmt *&FailureBr
     if (Labels) return nullptr;
     FailureBranch = If->getThen();
     return Call;
+}
+
+namespace {
+
+/// `do { ... } while (0)`.
+const DoStmt *doWhileZero(const Stmt *S) {
+    const auto *Do = dyn_cast_or_null<DoStmt>(S);
+    if (!Do) return nullptr;
+    const auto *Zero = dyn_cast<IntegerLiteral>(Do->getCond()->IgnoreParenImpCasts());
+    return Zero && Zero->getValue() == 0 ? Do : nullptr;
+}
+
+} // namespace
+
+const DoStmt *SectionFinder::unlockAndLeaveMacro(const Stmt *Node, const Stmt *P,
+                                                 std::string &Jump) const {
+    const auto *Body = dyn_cast_or_null<CompoundStmt>(P);
+    const DoStmt *Do = Body ? doWhileZero(parent(Body)) : nullptr;
+    if (!Do || !Do->getBeginLoc().isMacroID() || Body->body_front() != Node || Body->size() < 2)
+        return nullptr;
+    // Only `return` and `goto` after the unlock: a `break` or `continue` there would leave the
+    // do-while, not the user's loop.
+    std::string Out;
+    for (auto It = Body->body_begin() + 1; It != Body->body_end(); ++It) {
+        if (!isa<ReturnStmt, GotoStmt>(*It)) {
+            Jump = "the unlock is written inside a macro expansion (macro code after it other "
+                   "than return or goto)";
+            return nullptr;
+        }
+        std::string One;
+        llvm::raw_string_ostream OS(One);
+        (*It)->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
+        Out += (Out.empty() ? "" : " ") + StringRef(One).trim().str();
+    }
+    Jump = Out;
+    return Do;
 }
 
 bool SectionFinder::resultUsed(const CallExpr *Call) const {
@@ -120,6 +157,12 @@ bool SectionFinder::fallsThrough(const Stmt *S, const MutexRef *Released) const 
         return fallsThrough(Label->getSubStmt(), Released);
     if (const auto *Case = dyn_cast<SwitchCase>(S))
         return fallsThrough(Case->getSubStmt(), Released);
+    if (const DoStmt *Do = doWhileZero(S)) {
+        // A macro's `do { ... } while (0)`: its body, unless a break or continue leaves it.
+        bool Leaves = false;
+        walk(Do->getBody(), [&](const Stmt *N) { Leaves |= isa<BreakStmt, ContinueStmt>(N); });
+        return Leaves || fallsThrough(Do->getBody(), Released);
+    }
     return true;
 }
 
@@ -263,6 +306,7 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
         return CS;
     }
     CS.LastIndex = *Last;
+    CS.EndsByExit = !CS.FinalUnlock && !fallsThrough(Block->body_begin()[*Last], nullptr);
 
     CS.Labelled = LockStmtNode != Block->body_begin()[LockIndex];
     std::optional<TextRange> LockStmt =
@@ -376,6 +420,16 @@ void SectionFinder::findExits(CriticalSection &CS) {
                 Node = P;
                 P = parent(P);
             }
+        // `#define UNLOCK_RETURN(m, v) do { pthread_mutex_unlock(m); return (v); } while (0)`:
+        // the macro's use is the exit, and what follows the unlock in it runs in the caller.
+        std::string Jump;
+        if (const DoStmt *Do = unlockAndLeaveMacro(Node, P, Jump)) {
+            Node = Do;
+            P = parent(Do);
+        } else if (!Jump.empty()) {
+            CS.Refused = refuse(Jump, Unlock->getBeginLoc());
+            return;
+        }
         // `l: pthread_mutex_unlock(&m);`, `default: pthread_mutex_unlock(&m);`: the label
         // stays in the body, before `return N;`.
         const Stmt *Top = Node, *TopParent = P;
@@ -404,9 +458,17 @@ void SectionFinder::findExits(CriticalSection &CS) {
 
         Exit E;
         E.Removed = *NodeRange;
-        bool Terminated = false;
+        bool Terminated = !Jump.empty();
+        if (Terminated) {
+            // The macro use is the tail for what it names (hoists, labels, gotos); the call
+            // site runs the printed statements. What follows it in its block stays in the
+            // section: dead code, or labels reached with the lock held.
+            E.Tail = *NodeRange;
+            E.Jump = Jump;
+        }
         const Stmt *Cur = Top;
-        if (const auto *Block = dyn_cast<CompoundStmt>(TopParent); Block && Block != CS.Block) {
+        if (const auto *Block = dyn_cast<CompoundStmt>(TopParent);
+            Block && Block != CS.Block && !Terminated) {
             auto It = std::find(Block->body_begin(), Block->body_end(), Top);
             std::optional<TextRange> TailRange;
             for (auto Next = It + 1; Next != Block->body_end(); ++Next) {

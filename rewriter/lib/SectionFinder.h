@@ -50,6 +50,12 @@ class SectionFinder {
     /// statement starts a section and the branch is dropped, with a note.
     const clang::CallExpr *checkedLock(const clang::Stmt *S,
                                        const clang::Stmt *&FailureBranch) const;
+    /// The unlock Node (in P) is the first statement of a macro's `do { unlock; return v; }
+    /// while (0)` followed only by return or goto: that do statement, with the printed
+    /// statements after the unlock in Jump. Nothing, with Jump set to a reason, when other
+    /// code follows the unlock in such a macro.
+    const clang::DoStmt *unlockAndLeaveMacro(const clang::Stmt *Node, const clang::Stmt *P,
+                                             std::string &Jump) const;
     /// Whether the value a lock call returns is used (not discarded by `(void)`, a statement
     /// or the left operand of a comma).
     bool resultUsed(const clang::CallExpr *Call) const;

@@ -563,7 +563,7 @@ void CaptureAnalysis::scanBody(CriticalSection &CS, const Stmt *S) {
 void CaptureAnalysis::checkTails(CriticalSection &CS) {
     for (const Exit &E : CS.Exits) {
         if (!E.Tail) continue;
-        for (unsigned K = CS.LockIndex + 1; K <= CS.LastIndex && !CS.Refused; ++K)
+        for (unsigned K = CS.FirstIndex; K <= CS.LastIndex && !CS.Refused; ++K)
             walk(CS.Block->body_begin()[K], [&](const Stmt *S) {
                 std::optional<unsigned> Offset = Text.expansionOffset(S->getBeginLoc());
                 if (!Offset || !E.Tail->contains(*Offset)) return;
@@ -599,7 +599,7 @@ void CaptureAnalysis::checkTails(CriticalSection &CS) {
                     const Decl *D = Ref->getDecl();
                     if (!declaredInBody(CS, D)) return;
                     bool TopLevel = false;
-                    for (unsigned I = CS.LockIndex + 1; I <= CS.LastIndex; ++I)
+                    for (unsigned I = CS.FirstIndex; I <= CS.LastIndex; ++I)
                         if (const auto *DS = dyn_cast<DeclStmt>(CS.Block->body_begin()[I]))
                             for (const clang::Decl *Top : DS->decls())
                                 TopLevel |= Top == D;
@@ -618,7 +618,7 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
     BodyUses.clear();
     Written.clear();
     NotedWaits.clear();
-    for (unsigned K = CS.LockIndex + 1; K <= CS.LastIndex; ++K)
+    for (unsigned K = CS.FirstIndex; K <= CS.LastIndex; ++K)
         scanBody(CS, CS.Block->body_begin()[K]);
     if (CS.Refused) return;
     checkTails(CS);
@@ -630,7 +630,7 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
         std::vector<std::pair<MutexRef, int>> Balance;
         bool NegativeSeen = false;
         SourceLocation Where;
-        for (unsigned K = CS.LockIndex + 1; K <= CS.LastIndex; ++K)
+        for (unsigned K = CS.FirstIndex; K <= CS.LastIndex; ++K)
             walk(CS.Block->body_begin()[K], [&](const Stmt *S) {
                 const auto *Call = dyn_cast<CallExpr>(S);
                 std::optional<unsigned> Offset = Text.expansionOffset(S->getBeginLoc());
@@ -691,7 +691,7 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
 
     // Hoists: top-level declarations of the section whose variables are used after it.
     std::set<const VarDecl *> Hoisted;
-    for (unsigned K = CS.LockIndex + 1; K <= CS.LastIndex; ++K) {
+    for (unsigned K = CS.FirstIndex; K <= CS.LastIndex; ++K) {
         const auto *DS = dyn_cast<DeclStmt>(CS.Block->body_begin()[K]);
         if (!DS) continue;
         auto usedAfter = [&](const VarDecl *Var) {

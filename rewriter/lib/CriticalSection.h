@@ -98,6 +98,7 @@ struct CriticalSection {
     const clang::FunctionDecl *Function = nullptr;
     const clang::CompoundStmt *Block = nullptr;
     unsigned LockIndex = 0;
+    unsigned FirstIndex = 0; ///< first statement of the body (after a dropped result check)
     unsigned LastIndex = 0;
     const clang::CallExpr *LockCall = nullptr;
     MutexRef Mutex; ///< the lock call's mutex (through a wrapper's definition if need be)
@@ -119,6 +120,8 @@ struct CriticalSection {
     std::vector<TextEdit> BodyEdits;     ///< capture accesses, hoisted declarations, exits, waits
     std::vector<CalleeEdit> CalleeEdits; ///< waits renamed in functions the body calls
     std::vector<Note> Notes;             ///< reported with the conversion
+    /// Emitted before the call site: `rc = 0;` for a lock whose result was stored in rc.
+    std::string CallSitePrefix;
     /// Condition waits written inside macro bodies: the outlined function is compiled with
     /// `#define pthread_cond_wait rcl_cond_wait` (push_macro/pop_macro around it).
     std::map<std::string, std::string> MacroRenames;

@@ -171,6 +171,7 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
     // The call site.
     std::string &C = Out.CallSite;
     std::string In1 = Indent.str() + Unit;
+    if (!CS.CallSitePrefix.empty()) C += CS.CallSitePrefix + "\n" + Indent.str();
     for (const Hoist &H : CS.Hoists) {
         if (H.MovesWhole) {
             if (H.EmitsText)

@@ -24,10 +24,10 @@ bool isNoReturnCall(const Stmt *S) {
 
 } // namespace
 
-const CallExpr *SectionFinder::checkedLock(const Stmt *S, const Stmt *&FailureBranch) const {
-    // `if (pthread_mutex_lock(&m) != 0) abort();` or `if (pthread_mutex_lock(&m)) ...;` with no
-    // else: the branch runs only when the lock failed.
-    const auto *If = dyn_cast<IfStmt>(S);
+const Expr *SectionFinder::failureTest(const Stmt *S) const {
+    // `if (E) fail;` or `if (E != 0) fail;` with no else: the branch runs only when E, a lock's
+    // result, says the lock failed.
+    const auto *If = dyn_cast_or_null<IfStmt>(S);
     if (!If || If->getElse() || If->getInit() || If->getConditionVariable()) return nullptr;
     const Expr *Cond = If->getCond()->IgnoreParenImpCasts();
     if (const auto *Ne = dyn_cast<BinaryOperator>(Cond); Ne && Ne->getOpcode() == BO_NE) {
@@ -37,14 +37,53 @@ const CallExpr *SectionFinder::checkedLock(const Stmt *S, const Stmt *&FailureBr
         if (!Zero || Zero->getValue() != 0) return nullptr;
         Cond = isa<IntegerLiteral>(L) ? R : L;
     }
-    const auto *Call = dyn_cast<CallExpr>(Cond);
-    if (!Call || Api.classify(Call) != LockOp::Lock || !Call->getType()->isIntegerType())
-        return nullptr;
     // The branch is dropped: a label in it (a goto's target, a case) would go with it.
     bool Labels = false;
     walk(If->getThen(), [&](const Stmt *N) { Labels |= isa<LabelStmt, SwitchCase>(N); });
-    if (Labels) return nullptr;
-    FailureBranch = If->getThen();
+    return Labels ? nullptr : Cond;
+}
+
+void SectionFinder::storeSuccess(CriticalSection &CS, const Stmt *LockStmt, const VarDecl *Var) {
+    if (const auto *Decl = dyn_cast<DeclStmt>(LockStmt)) {
+        // `int rc = pthread_mutex_lock(&m);` -> `int rc = 0;`
+        std::optional<TextRange> Whole = Text.statement(Decl);
+        std::optional<unsigned> Init = Text.expansionOffset(Var->getInit()->getBeginLoc());
+        if (!Whole || !Init || *Init <= Whole->Begin || *Init >= Whole->End) {
+            CS.Refused = refuse("the critical section is written inside a macro expansion",
+                                LockStmt->getBeginLoc());
+            return;
+        }
+        CS.CallSitePrefix = Text.code().slice(Whole->Begin, *Init).str() + "0;";
+        return;
+    }
+    CS.CallSitePrefix = Var->getNameAsString() + " = 0;";
+}
+
+const CallExpr *SectionFinder::checkedLock(const Stmt *S) const {
+    const auto *Call = dyn_cast_or_null<CallExpr>(failureTest(S));
+    if (!Call || Api.classify(Call) != LockOp::Lock || !Call->getType()->isIntegerType())
+        return nullptr;
+    return Call;
+}
+
+const CallExpr *SectionFinder::storedLock(const Stmt *S, const VarDecl *&Var) const {
+    // `rc = pthread_mutex_lock(&m);` or `int rc = pthread_mutex_lock(&m);`, rc a local integer.
+    const Expr *Value = nullptr;
+    if (const auto *Assign = dyn_cast<BinaryOperator>(S);
+        Assign && Assign->getOpcode() == BO_Assign) {
+        const auto *Ref = dyn_cast<DeclRefExpr>(Assign->getLHS()->IgnoreParens());
+        Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+        Value = Assign->getRHS();
+    } else if (const auto *Decl = dyn_cast<DeclStmt>(S); Decl && Decl->isSingleDecl()) {
+        Var = dyn_cast<VarDecl>(Decl->getSingleDecl());
+        Value = Var ? Var->getInit() : nullptr;
+    }
+    if (!Var || !Value || !Var->hasLocalStorage() || !Var->getType()->isIntegerType() ||
+        Var->getType().isVolatileQualified())
+        return nullptr;
+    const auto *Call = dyn_cast<CallExpr>(Value->IgnoreParenImpCasts());
+    if (!Call || Api.classify(Call) != LockOp::Lock || !Call->getType()->isIntegerType())
+        return nullptr;
     return Call;
 }
 
@@ -180,19 +219,32 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
                 Labelled = isa<SwitchCase>(Labelled) ? cast<SwitchCase>(Labelled)->getSubStmt()
                                                      : cast<LabelStmt>(Labelled)->getSubStmt();
             const CallExpr *Call = Api.asOperationStatement(Labelled);
-            const Stmt *FailureBranch = nullptr;
-            if (!Call) Call = checkedLock(Labelled, FailureBranch);
+            bool Checked = false;
+            const VarDecl *Stored = nullptr;
+            unsigned Skip = 0;
+            if (!Call && (Call = checkedLock(Labelled))) Checked = true;
+            if (!Call && (Call = storedLock(Labelled, Stored)) && Index + 1 < Block->size()) {
+                // `rc = pthread_mutex_lock(&m); if (rc) return rc;`: the check goes too.
+                const auto *Tested =
+                    dyn_cast_or_null<DeclRefExpr>(failureTest(Block->body_begin()[Index + 1]));
+                if (Tested && Tested->getDecl() == Stored) Skip = 1;
+            }
             if (Call && Api.classify(Call) == LockOp::Lock) {
                 Starts.insert(Call);
-                Sections.push_back(build(Fn, Block, Index, Call, Labelled));
-                if (FailureBranch && !Sections.back().Refused)
-                    Sections.back().Notes.push_back(
+                Sections.push_back(build(Fn, Block, Index, Call, Labelled, Skip));
+                CriticalSection &CS = Sections.back();
+                if (Stored && !CS.Refused) storeSuccess(CS, Labelled, Stored);
+                if ((Checked || Stored) && !CS.Refused)
+                    CS.Notes.push_back(
                         {"drops the check of " + Call->getDirectCallee()->getNameAsString() +
                              "'s result (line " +
                              std::to_string(
                                  Text.line(Text.expansionOffset(Call->getBeginLoc()).value_or(0))) +
                              "): a delegated lock does not fail the way a plain one can (the "
-                             "runtime takes the mutex itself), so only the success path remains",
+                             "runtime takes the mutex itself), so only the success path remains" +
+                             (Stored ? "; '" + Stored->getNameAsString() +
+                                           "' is set to 0, what a successful lock returns"
+                                     : std::string()),
                          Call->getBeginLoc()});
             }
             ++Index;
@@ -250,11 +302,12 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
 
 CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt *Block,
                                      unsigned LockIndex, const CallExpr *LockCall,
-                                     const Stmt *LockStmtNode) {
+                                     const Stmt *LockStmtNode, unsigned Skip) {
     CriticalSection CS;
     CS.Function = Fn;
     CS.Block = Block;
     CS.LockIndex = LockIndex;
+    CS.FirstIndex = LockIndex + 1 + Skip;
     CS.LockCall = LockCall;
     CS.Mutex = Api.mutexOf(LockCall, LockOp::Lock);
     CS.LockName = lockName(CS.Mutex, Ctx);
@@ -262,7 +315,7 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
     SourceLocation Where = LockCall->getBeginLoc();
 
     std::optional<unsigned> Last;
-    for (unsigned K = LockIndex + 1; K < Block->size(); ++K) {
+    for (unsigned K = CS.FirstIndex; K < Block->size(); ++K) {
         const Stmt *S = Block->body_begin()[K];
         // `out: pthread_mutex_unlock(&m);`, the end of the `goto out` error-path idiom: the
         // label (or several) stays at the end of the outlined body, so the section's gotos to
@@ -313,13 +366,21 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
         operationRange(LockStmtNode, CS.Labelled ? parent(LockStmtNode) : Block);
     std::optional<TextRange> LastStmt =
         CS.FinalUnlock ? CS.FinalUnlock : Text.statement(Block->body_begin()[*Last]);
+    if (LockStmt && Skip) {
+        // The dropped check is part of the lock statement.
+        std::optional<TextRange> Check = Text.statement(Block->body_begin()[CS.FirstIndex - 1]);
+        if (Check)
+            LockStmt->End = Check->End;
+        else
+            LockStmt.reset();
+    }
     if (!LockStmt || !LastStmt || LastStmt->End <= LockStmt->End) {
         CS.Refused = refuse("the critical section is written inside a macro expansion", Where);
         return CS;
     }
     CS.Whole = {LockStmt->Begin, LastStmt->End};
     CS.Body = {LockStmt->End, LastStmt->End};
-    for (unsigned K = LockIndex + 1; K <= *Last; ++K) {
+    for (unsigned K = CS.FirstIndex; K <= *Last; ++K) {
         const Stmt *S = Block->body_begin()[K];
         // A statement that a macro spells with its own `;` (`APPEND_STAT(...);`) counts as
         // that macro use, provided nothing else comes from the same expansion.
@@ -334,7 +395,7 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
     }
 
     std::vector<const CallExpr *> Relocks;
-    for (unsigned K = LockIndex + 1; K <= *Last; ++K)
+    for (unsigned K = CS.FirstIndex; K <= *Last; ++K)
         collectCalls(Block->body_begin()[K], LockOp::Lock, CS.Mutex, Relocks);
     if (!Relocks.empty()) {
         CS.Refused = refuse("the lock is released and taken again inside the critical section",
@@ -344,7 +405,7 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
     // A declared wrapper stands for the lock or unlock of its first argument only when that
     // is all it does (wrapper_not_a_mutex.c, unlock_wrapper_with_effects.c).
     std::vector<const CallExpr *> Operations{LockCall};
-    for (unsigned K = LockIndex + 1; K <= *Last; ++K)
+    for (unsigned K = CS.FirstIndex; K <= *Last; ++K)
         collectCalls(Block->body_begin()[K], LockOp::Unlock, CS.Mutex, Operations);
     for (const CallExpr *Call : Operations)
         if (std::optional<std::string> Problem = Api.wrapperProblem(Call)) {
@@ -400,7 +461,7 @@ void SectionFinder::checkDirectives(CriticalSection &CS) const {
 
 void SectionFinder::findExits(CriticalSection &CS) {
     std::vector<const CallExpr *> Unlocks;
-    for (unsigned K = CS.LockIndex + 1; K <= CS.LastIndex; ++K) {
+    for (unsigned K = CS.FirstIndex; K <= CS.LastIndex; ++K) {
         const Stmt *S = CS.Block->body_begin()[K];
         if (K == CS.LastIndex && CS.FinalUnlock) break;
         collectCalls(S, LockOp::Unlock, CS.Mutex, Unlocks);

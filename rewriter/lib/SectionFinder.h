@@ -34,7 +34,7 @@ class SectionFinder {
   private:
     CriticalSection build(const clang::FunctionDecl *Fn, const clang::CompoundStmt *Block,
                           unsigned LockIndex, const clang::CallExpr *LockCall,
-                          const clang::Stmt *LockStmtNode);
+                          const clang::Stmt *LockStmtNode, unsigned Skip = 0);
     void findExits(CriticalSection &CS);
     /// Records an unlock by a wrapper with effects (LockApi::unlockEffects), or refuses CS
     /// when that wrapper's statements cannot be copied before the section's function.
@@ -45,11 +45,17 @@ class SectionFinder {
     void collectCalls(const clang::Stmt *S, LockOp Op, MutexRef Mutex,
                       std::vector<const clang::CallExpr *> &Out) const;
     const clang::Stmt *parent(const clang::Stmt *S) const;
-    /// `if (pthread_mutex_lock(&m) != 0) fail;` (no else): the lock call, and the branch that
-    /// runs when it fails in FailureBranch. A delegated lock does not fail that way: the whole
-    /// statement starts a section and the branch is dropped, with a note.
-    const clang::CallExpr *checkedLock(const clang::Stmt *S,
-                                       const clang::Stmt *&FailureBranch) const;
+    /// `if (E) fail;` or `if (E != 0) fail;` (no else, no label in the branch): E.
+    const clang::Expr *failureTest(const clang::Stmt *S) const;
+    /// `if (pthread_mutex_lock(&m) != 0) fail;`: the lock call. A delegated lock does not fail
+    /// that way: the whole statement starts a section and the branch is dropped, with a note.
+    const clang::CallExpr *checkedLock(const clang::Stmt *S) const;
+    /// `rc = pthread_mutex_lock(&m);` or `int rc = ...;` (rc a local integer): the lock call,
+    /// and rc in Var. The section starts there (with the check `if (rc) fail;` right after it,
+    /// when there is one); the call site sets rc to 0.
+    const clang::CallExpr *storedLock(const clang::Stmt *S, const clang::VarDecl *&Var) const;
+    /// The call site's `rc = 0;` (or `int rc = 0;`) for a stored lock result.
+    void storeSuccess(CriticalSection &CS, const clang::Stmt *LockStmt, const clang::VarDecl *Var);
     /// The unlock Node (in P) is the first statement of a macro's `do { unlock; return v; }
     /// while (0)` followed only by return or goto: that do statement, with the printed
     /// statements after the unlock in Jump. Nothing, with Jump set to a reason, when other

@@ -74,12 +74,50 @@ int by_macro(void)
     pthread_mutex_unlock(&m);
     return v;
 }
-// ERR: rcl: summary: 3 converted, 0 refused
+
+// The result stored in a local and checked in the next statement (`rc = LOCK(m); if (rc) return
+// rc;`), or stored and used later: the check goes with the lock statement, and the call site
+// sets the variable to 0, what a successful lock returns.
+// CHECK: int stored(void)
+// CHECK-NEXT: {
+// CHECK-NEXT: int rc;
+// CHECK-NEXT: rc = 0;
+// CHECK-NEXT: {
+// CHECK-NEXT:     rcl_delegate(&m, rcl_cs_stored_1, (void *)0);
+// CHECK-NEXT: }
+// CHECK-NEXT: return rc;
+int stored(void)
+{
+    int rc;
+    rc = pthread_mutex_lock(&m);
+    if (rc)
+        return rc;
+    // ERR: lock-result-checked.c:[[@LINE-3]]:10: rcl: note: converted critical section drops the check of pthread_mutex_lock's result (line [[@LINE-3]]): a delegated lock does not fail the way a plain one can (the runtime takes the mutex itself), so only the success path remains; 'rc' is set to 0, what a successful lock returns
+    v += 4;
+    pthread_mutex_unlock(&m);
+    return rc;
+}
+
+// CHECK: int declared(void)
+// CHECK-NEXT: {
+// CHECK-NEXT: int err = 0;
+// CHECK-NEXT: {
+// CHECK: rcl_delegate(&m, rcl_cs_declared_1, &rcl_ctx);
+int declared(void)
+{
+    int err = pthread_mutex_lock(&m);
+    // ERR: lock-result-checked.c:[[@LINE-1]]:15: rcl: note: converted critical section drops the check
+    v += err + 5;
+    pthread_mutex_unlock(&m);
+    return err;
+}
+// ERR: rcl: summary: 5 converted, 0 refused
 
 int main(void)
 {
     checked();
     printf("%d %d\n", returns(), v);
     printf("%d\n", by_macro());
+    printf("%d %d v=%d\n", stored(), declared(), v);
     return 0;
 }

@@ -10,6 +10,7 @@
 // RUN: diff %t.orig.out %t.rcl.out
 // RUN: diff %t.orig.out %t.local.out
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #define local static
 #define API __attribute__((visibility("default")))
@@ -31,11 +32,27 @@ local void local_inc(void) { pthread_mutex_lock(&m); cnt++; pthread_mutex_unlock
 API void api_inc(void) { pthread_mutex_lock(&m); cnt++; pthread_mutex_unlock(&m); }
 
 
+// `bool` is a macro of <stdbool.h>: memcached's item_stats_sizes_status, resp_start,
+// slabs_adjust_mem_limit were skipped for that.
+// CHECK: static int rcl_cs_positive_1(void *rcl_arg)
+// CHECK: bool positive(void)
+// CHECK: rcl_delegate(&m, rcl_cs_positive_1, &rcl_ctx);
+bool positive(void)
+{
+    bool ret = false;
+    pthread_mutex_lock(&m);
+    if (cnt > 0)
+        ret = true;
+    pthread_mutex_unlock(&m);
+    return ret;
+}
+
 int main(void)
 {
     plain_inc();
     local_inc();
     api_inc();
+    printf("positive=%d\n", positive());
     printf("cnt=%ld\n", cnt);
     return 0;
 }
@@ -47,4 +64,4 @@ int main(void)
 // CHECK: DEFINE_BUMP(macro_bump, pthread_mutex_lock(&m); cnt += 10; pthread_mutex_unlock(&m);)
 DEFINE_BUMP(macro_bump, pthread_mutex_lock(&m); cnt += 10; pthread_mutex_unlock(&m);)
 // SUMMARY: macro-declared-functions.c:[[@LINE-1]]:1: rcl: cannot convert critical section: the function's body is written by macro 'DEFINE_BUMP', whose text the tool does not edit
-// SUMMARY: rcl: summary: 3 converted, 1 refused
+// SUMMARY: rcl: summary: 4 converted, 1 refused

@@ -688,6 +688,31 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
                               "', which the critical section may modify",
                           LockAt);
     }
+    // The wrapper body's expression is printed at the call site: every name it uses must be
+    // declared before the section (a wrapper may use a table declared after this function).
+    if (CS.Mutex.Through) {
+        const SourceManager &SM = Ctx.getSourceManager();
+        std::string Later;
+        auto seen = [&](const NamedDecl *D) {
+            if (Later.empty() && !SM.isBeforeInTranslationUnit(D->getLocation(), LockAt))
+                Later = D->getNameAsString();
+        };
+        walk(CS.Mutex.Through, [&](const Stmt *S) {
+            if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+                if (!isa<ParmVarDecl>(Ref->getDecl()))
+                    seen(cast<NamedDecl>(Ref->getDecl()->getCanonicalDecl()));
+            if (const auto *Cast = dyn_cast<ExplicitCastExpr>(S)) {
+                if (const auto *Typedef = Cast->getTypeAsWritten()->getAs<TypedefType>())
+                    seen(Typedef->getDecl());
+                if (const TagDecl *Tag = Cast->getTypeAsWritten()->getAsTagDecl()) seen(Tag);
+            }
+        });
+        if (!Later.empty())
+            return refuse(CS,
+                          "the lock expression of the wrapper uses '" + Later +
+                              "', which is declared after the critical section",
+                          LockAt);
+    }
 
     // Hoists: top-level declarations of the section whose variables are used after it.
     std::set<const VarDecl *> Hoisted;

@@ -1,9 +1,10 @@
 // A declared lock wrapper whose first parameter is not the pthread_mutex_t * it locks, and whose
 // definition is not in the translation unit (/work/shared/cases/wrapper_not_a_mutex.c delegated
 // on the wrapper's struct, whatever bytes start it), or whose definition reaches the mutex from
-// something else than its first parameter alone. Refused; byte-identical. (With the definition
+// something else than its first parameter alone, or through a table declared after the
+// function (the expression is evaluated at the call site). Refused; byte-identical. (With the definition
 // in the file the mutex is found through it: wrapper-mutex-through-body.c.)
-// RUN: %rcl-rewrite --all --lock-fn=ext_lock --unlock-fn=ext_unlock --lock-fn=tbl_lock --unlock-fn=tbl_unlock %s -- %rcl_cflags > %t.c 2> %t.err
+// RUN: %rcl-rewrite --all --lock-fn=ext_lock --unlock-fn=ext_unlock --lock-fn=tbl_lock --unlock-fn=tbl_unlock --lock-fn=late_lock --unlock-fn=late_unlock %s -- %rcl_cflags > %t.c 2> %t.err
 // RUN: cmp %s %t.c
 // RUN: FileCheck %s < %t.err
 #include <pthread.h>
@@ -28,5 +29,18 @@ void work(unsigned h)
     counter++;
     tbl_unlock(h, 3);
 }
+
+void late_lock(unsigned h);
+void late_unlock(unsigned h);
+void early(unsigned h)
+{
+    late_lock(h);
+    // CHECK: wrapper-not-a-mutex-refused.c:[[@LINE-1]]:15: rcl: cannot convert critical section: the lock expression of the wrapper uses 'late_table', which is declared after the critical section
+    counter++;
+    late_unlock(h);
+}
+static pthread_mutex_t late_table[2] = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER };
+void late_lock(unsigned h) { pthread_mutex_lock(&late_table[h & 1]); }
+void late_unlock(unsigned h) { pthread_mutex_unlock(&late_table[h & 1]); }
 // CHECK-NOT: cannot convert
-// CHECK: rcl: summary: 0 converted, 2 refused
+// CHECK: rcl: summary: 0 converted, 3 refused

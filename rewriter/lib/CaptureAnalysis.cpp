@@ -17,6 +17,7 @@
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Path.h"
+#include <sys/syscall.h>
 
 using namespace clang;
 
@@ -39,28 +40,74 @@ std::optional<std::string> delegatedConditionWait(LockOp Op) {
 
 namespace {
 
-/// Calls whose behaviour depends on the thread that makes them, with the reason.
-const char *threadIdentityReason(StringRef Name) {
-    if (Name == "__errno_location") return "uses errno, which is per thread";
+/// Calls whose behaviour depends on the thread that makes them, with the reason. InCallee: the
+/// call is in a function the section calls, whose own frame (alloca, va_start, a setjmp it
+/// returns to) stays its own; what acts on the calling thread still acts on the server.
+/// errno is not here: the runtime carries the client's errno into every delegated call and the
+/// server's back out (docs/rewriter.md, "Thread identity").
+std::optional<std::string> threadIdentityReason(const CallExpr *Call, bool InCallee) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee || !Callee->getIdentifier()) return std::nullopt;
+    StringRef Name = Callee->getName();
     if (Name == "pthread_self" || Name == "gettid" || Name == "pthread_getspecific" ||
         Name == "pthread_setspecific" || Name == "pthread_exit")
-        return "depends on the calling thread's identity";
-    if (Name == "setjmp" || Name == "_setjmp" || Name == "sigsetjmp" || Name == "__sigsetjmp" ||
-        Name == "longjmp" || Name == "_longjmp" || Name == "siglongjmp")
-        return "uses setjmp/longjmp, which cannot cross threads";
-    if (Name == "alloca" || Name == "__builtin_alloca")
-        return "uses alloca, whose memory would live on the server's stack";
-    if (Name == "__builtin_va_start" || Name == "__builtin_va_end" || Name == "__builtin_va_copy" ||
-        Name == "__builtin_c23_va_start")
-        return "uses the enclosing function's variable arguments";
-    if (Name == "pthread_sigmask" || Name == "sigprocmask" || Name == "raise")
-        return "changes or uses the calling thread's signal state";
+        return std::string("depends on the calling thread's identity");
+    if (Name == "syscall" && Call->getNumArgs() > 0) {
+        // syscall(SYS_gettid) and the raw forms of the calls below.
+        Expr::EvalResult Number;
+        const Expr *Arg = Call->getArg(0);
+        if (!Arg->isValueDependent() && Arg->EvaluateAsInt(Number, Callee->getASTContext()) &&
+            Number.Val.isInt()) {
+            int64_t N = Number.Val.getInt().getExtValue();
+            if (N == SYS_gettid) return std::string("depends on the calling thread's identity");
+            if (N == SYS_prctl || N == SYS_sched_setaffinity || N == SYS_sched_getaffinity ||
+                N == SYS_setpriority || N == SYS_sched_setscheduler || N == SYS_sched_setparam)
+                return std::string("acts on the calling thread (syscall), which would be the "
+                                   "server");
+            if (N == SYS_rt_sigprocmask || N == SYS_rt_sigsuspend || N == SYS_rt_sigtimedwait ||
+                N == SYS_sigaltstack)
+                return std::string("changes or uses the calling thread's signal state");
+        }
+    }
+    // Attributes of the calling thread: its name, CPU affinity, priority, scheduling policy,
+    // namespaces.
+    if (Name == "prctl" || Name == "sched_setaffinity" || Name == "sched_getaffinity" ||
+        Name == "setpriority" || Name == "getpriority" || Name == "nice" ||
+        Name == "sched_setscheduler" || Name == "sched_getscheduler" || Name == "sched_setparam" ||
+        Name == "sched_getparam" || Name == "sched_setattr" || Name == "sched_getattr" ||
+        Name == "unshare" || Name == "setns" || Name == "ioprio_set" || Name == "ioprio_get")
+        return "acts on the calling thread (" + Name.str() + "), which would be the server";
+    if (Name == "pthread_sigmask" || Name == "sigprocmask" || Name == "sigsuspend" ||
+        Name == "sigwait" || Name == "sigwaitinfo" || Name == "sigtimedwait" ||
+        Name == "sigpending" || Name == "sigaltstack" || Name == "raise" || Name == "pause" ||
+        Name == "sighold" || Name == "sigrelse" || Name == "sigpause" || Name == "siginterrupt")
+        return std::string("changes or uses the calling thread's signal state");
+    if (Name == "longjmp" || Name == "_longjmp" || Name == "siglongjmp" ||
+        (!InCallee &&
+         (Name == "setjmp" || Name == "_setjmp" || Name == "sigsetjmp" || Name == "__sigsetjmp")))
+        return std::string("uses setjmp/longjmp, which cannot cross threads");
+    if (!InCallee && (Name == "alloca" || Name == "__builtin_alloca"))
+        return std::string("uses alloca, whose memory would live on the server's stack");
+    if (!InCallee && (Name == "__builtin_va_start" || Name == "__builtin_va_end" ||
+                      Name == "__builtin_va_copy" || Name == "__builtin_c23_va_start"))
+        return std::string("uses the enclosing function's variable arguments");
     if (Name == "pthread_create")
-        return "creates a thread, which would inherit the server's CPU affinity and signal "
-               "mask";
+        return std::string("creates a thread, which would inherit the server's CPU affinity and "
+                           "signal mask");
     if (Name == "fork" || Name == "vfork")
-        return "forks, and the child would be a copy of the server thread";
-    return nullptr;
+        return std::string("forks, and the child would be a copy of the server thread");
+    return std::nullopt;
+}
+
+/// What in S would behave differently on the server's thread: a call of threadIdentityReason's
+/// list, or a thread-local variable.
+std::optional<std::string> threadHazard(const Stmt *S, bool InCallee) {
+    if (const auto *Call = dyn_cast<CallExpr>(S)) return threadIdentityReason(Call, InCallee);
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+        if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+            if (Var->getTLSKind() != VarDecl::TLS_None)
+                return "uses thread-local variable '" + Var->getNameAsString() + "'";
+    return std::nullopt;
 }
 
 } // namespace
@@ -96,6 +143,9 @@ void CaptureAnalysis::refuse(CriticalSection &CS, std::string Reason, SourceLoca
 }
 
 bool CaptureAnalysis::excluded(const CriticalSection &CS, unsigned Offset) const {
+    // An unlock through a wrapper with effects stays in the body as a call (with the lock held).
+    for (const EffectsUnlock &U : CS.EffectsUnlocks)
+        if (U.Statement.contains(Offset)) return false;
     for (const Exit &E : CS.Exits)
         if (E.Removed.contains(Offset)) return true;
     return CS.FinalUnlock && CS.FinalUnlock->contains(Offset);
@@ -164,6 +214,9 @@ const CaptureAnalysis::FunctionFacts &CaptureAnalysis::facts(const FunctionDecl 
     if (!New) return It->second;
     FunctionFacts F;
     walk(Def->getBody(), [&](const Stmt *S) {
+        if (!F.Hazard)
+            if (std::optional<std::string> Reason = threadHazard(S, /*InCallee=*/true))
+                F.Hazard = Refusal{*Reason, S->getBeginLoc()};
         const auto *Call = dyn_cast<CallExpr>(S);
         if (!Call) return;
         std::optional<LockOp> Op = Api.classify(Call);
@@ -258,6 +311,55 @@ void CaptureAnalysis::calleeWaits(CriticalSection &CS, const FunctionDecl *Calle
         }
 }
 
+bool CaptureAnalysis::gotoReleasingLabel(CriticalSection &CS, const GotoStmt *Goto) {
+    // `goto fail;` ... after the section: `fail: pthread_mutex_unlock(&m); return -1;`. The
+    // label's code releases the lock first, so the goto is an exit: the outlined function
+    // returns, the runtime releases the mutex, and the call site jumps past that unlock.
+    const LabelStmt *Target = Goto->getLabel()->getStmt();
+    if (!Target || LabelAddressTaken.count(Goto->getLabel())) return false;
+    const Stmt *Unlock = Target->getSubStmt();
+    while (const auto *More = dyn_cast<LabelStmt>(Unlock))
+        Unlock = More->getSubStmt();
+    const CallExpr *Call = Api.asOperationStatement(Unlock);
+    std::optional<unsigned> At = Text.expansionOffset(Target->getBeginLoc());
+    std::optional<TextRange> UnlockText = Text.statement(Unlock);
+    std::optional<TextRange> GotoText = Text.statement(Goto);
+    if (!Call || Api.classify(Call) != LockOp::Unlock ||
+        !sameMutex(Api.mutexOf(Call, LockOp::Unlock), CS.Mutex, Ctx) || Api.unlockEffects(Call) ||
+        !At || *At < CS.Whole.End || !UnlockText || !GotoText || !isa<CompoundStmt>(parent(Target)))
+        return false;
+    std::string Label = "rcl_" + Goto->getLabel()->getNameAsString() + "_unlocked";
+    unsigned Number = 1;
+    for (const Exit &E : CS.Exits)
+        Number = std::max(Number, E.Number + 1);
+    Exit E;
+    E.Number = Number;
+    E.Removed = *GotoText;
+    E.Jump = "goto " + Label + ";";
+    CS.Exits.push_back(E);
+    std::optional<unsigned> Colon = Text.expansionOffset(Target->getSubStmt()->getBeginLoc());
+    if (!Colon) return false;
+    CS.UnlockedLabels.push_back({Label, UnlockText->End, *Colon});
+    return true;
+}
+
+void CaptureAnalysis::calleeHazards(CriticalSection &CS, const FunctionDecl *Callee,
+                                    SourceLocation Loc) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    for (const FunctionDecl *Def : reachable(Callee)) {
+        const std::optional<Refusal> &Hazard = facts(Def).Hazard;
+        if (!Hazard) continue;
+        std::string What = "calls '" + Callee->getNameAsString() + "', which ";
+        if (Def != Callee->getDefinition()) What += "through '" + Def->getNameAsString() + "' ";
+        What += Hazard->Reason;
+        PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Hazard->Loc));
+        if (P.isValid())
+            What += " (" + llvm::sys::path::filename(P.getFilename()).str() + ":" +
+                    std::to_string(P.getLine()) + ")";
+        return refuse(CS, What, Loc);
+    }
+}
+
 const Stmt *CaptureAnalysis::jumpTarget(const Stmt *Jump) const {
     bool IsBreak = isa<BreakStmt>(Jump);
     for (const Stmt *P = parent(Jump); P; P = parent(P)) {
@@ -319,6 +421,7 @@ void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
         if (At && CS.Body.contains(*At))
             return refuse(CS, "goto '" + Name + "' jumps past an unlock of the critical section",
                           Loc);
+        if (gotoReleasingLabel(CS, Goto)) return;
         return refuse(CS, "goto '" + Name + "' leaves the critical section while holding the lock",
                       Loc);
     }
@@ -342,6 +445,8 @@ void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
             return refuse(CS, "a case label of an enclosing switch is inside the critical section",
                           Loc);
     }
+    if (std::optional<std::string> Reason = threadHazard(S, /*InCallee=*/false))
+        return refuse(CS, *Reason, isa<DeclRefExpr>(S) ? cast<DeclRefExpr>(S)->getLocation() : Loc);
     if (isa<VAArgExpr>(S))
         return refuse(CS, "uses the enclosing function's variable arguments", Loc);
     if (const auto *Decl = dyn_cast<DeclStmt>(S)) {
@@ -372,7 +477,7 @@ void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
     if (const auto *Call = dyn_cast<CallExpr>(S)) {
         if (std::optional<LockOp> Op = Api.classify(Call)) {
             if (isConditionWait(*Op)) {
-                if (!sameLvalue(Api.mutexOperand(Call, *Op), CS.Mutex, Ctx))
+                if (!sameMutex(Api.mutexOf(Call, *Op), CS.Mutex, Ctx))
                     return refuse(
                         CS, "waits on a condition with a different mutex than the section's", Loc);
                 std::optional<std::string> Replacement = delegatedConditionWait(*Op);
@@ -381,16 +486,30 @@ void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
                                   Loc);
                 std::string Why;
                 std::optional<TextEdit> Rename = renameWait(Call, *Replacement, Why);
-                if (Rename)
+                if (Rename) {
                     CS.BodyEdits.push_back(*Rename);
-                else if (!Why.empty())
+                } else if (const auto *Name =
+                               dyn_cast<DeclRefExpr>(Call->getCallee()->IgnoreParenImpCasts());
+                           !Why.empty() && Name && Name->getLocation().isMacroID() &&
+                           Text.expansionOffset(Name->getLocation())) {
+                    // Written inside a macro body (`#define WAIT_FOR(c, m) pthread_cond_wait(
+                    // &(c), &(m))`): the definition stays as it is, the outlined function is
+                    // compiled with the name defined as the rcl_cond_* call instead.
+                    std::string Function = Name->getDecl()->getNameAsString();
+                    CS.MacroRenames[Function] = *Replacement;
+                    CS.Notes.push_back({"has a condition wait written inside a macro (" + Function +
+                                            "): the outlined function is compiled "
+                                            "with '#define " +
+                                            Function + " " + *Replacement + "'",
+                                        Loc});
+                } else if (!Why.empty()) {
                     return refuse(CS, Why, Loc);
+                }
                 return;
             }
             if (NoNestedLocks && *Op != LockOp::Unlock)
                 return refuse(CS,
-                              "takes another mutex ('" +
-                                  lockName(Api.mutexOperand(Call, *Op), Ctx) +
+                              "takes another mutex ('" + lockName(Api.mutexOf(Call, *Op), Ctx) +
                                   "') inside the critical section (--no-nested-locks)",
                               Loc);
             if (*Op == LockOp::Unlock) {
@@ -406,9 +525,8 @@ void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
                               "calls '" + Callee->getNameAsString() +
                                   "', which takes a mutex (--no-nested-locks)",
                               Loc);
-            if (Callee->getIdentifier())
-                if (const char *Reason = threadIdentityReason(Callee->getName()))
-                    return refuse(CS, Reason, Loc);
+            calleeHazards(CS, Callee, Loc);
+            if (CS.Refused) return;
             if (Callee->getLexicalDeclContext()->isFunctionOrMethod())
                 return refuse(
                     CS, "calls '" + Callee->getNameAsString() + "', declared inside the function",
@@ -424,9 +542,6 @@ void CaptureAnalysis::scanBody(CriticalSection &CS, const Stmt *S) {
     checkHazard(CS, S);
     if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
         if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl())) {
-            if (Var->getTLSKind() != VarDecl::TLS_None)
-                return refuse(CS, "uses thread-local variable '" + Var->getNameAsString() + "'",
-                              Ref->getLocation());
             BodyUses[Var].push_back(Ref);
             if (!isRead(Ref)) Written.insert(Var);
         } else if (const auto *Fun = dyn_cast<FunctionDecl>(Ref->getDecl())) {
@@ -448,7 +563,7 @@ void CaptureAnalysis::scanBody(CriticalSection &CS, const Stmt *S) {
 void CaptureAnalysis::checkTails(CriticalSection &CS) {
     for (const Exit &E : CS.Exits) {
         if (!E.Tail) continue;
-        for (unsigned K = CS.LockIndex + 1; K <= CS.LastIndex && !CS.Refused; ++K)
+        for (unsigned K = CS.FirstIndex; K <= CS.LastIndex && !CS.Refused; ++K)
             walk(CS.Block->body_begin()[K], [&](const Stmt *S) {
                 std::optional<unsigned> Offset = Text.expansionOffset(S->getBeginLoc());
                 if (!Offset || !E.Tail->contains(*Offset)) return;
@@ -484,7 +599,7 @@ void CaptureAnalysis::checkTails(CriticalSection &CS) {
                     const Decl *D = Ref->getDecl();
                     if (!declaredInBody(CS, D)) return;
                     bool TopLevel = false;
-                    for (unsigned I = CS.LockIndex + 1; I <= CS.LastIndex; ++I)
+                    for (unsigned I = CS.FirstIndex; I <= CS.LastIndex; ++I)
                         if (const auto *DS = dyn_cast<DeclStmt>(CS.Block->body_begin()[I]))
                             for (const clang::Decl *Top : DS->decls())
                                 TopLevel |= Top == D;
@@ -503,7 +618,7 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
     BodyUses.clear();
     Written.clear();
     NotedWaits.clear();
-    for (unsigned K = CS.LockIndex + 1; K <= CS.LastIndex; ++K)
+    for (unsigned K = CS.FirstIndex; K <= CS.LastIndex; ++K)
         scanBody(CS, CS.Block->body_begin()[K]);
     if (CS.Refused) return;
     checkTails(CS);
@@ -512,10 +627,10 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
     // Other mutexes: a pair fully inside the section stays in the body; a lock that crosses
     // the boundary (taken before and released inside, or the reverse) refuses it.
     {
-        std::vector<std::pair<const Expr *, int>> Balance;
+        std::vector<std::pair<MutexRef, int>> Balance;
         bool NegativeSeen = false;
         SourceLocation Where;
-        for (unsigned K = CS.LockIndex + 1; K <= CS.LastIndex; ++K)
+        for (unsigned K = CS.FirstIndex; K <= CS.LastIndex; ++K)
             walk(CS.Block->body_begin()[K], [&](const Stmt *S) {
                 const auto *Call = dyn_cast<CallExpr>(S);
                 std::optional<unsigned> Offset = Text.expansionOffset(S->getBeginLoc());
@@ -523,10 +638,10 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
                 std::optional<LockOp> Op = Api.classify(Call);
                 if (!Op || (*Op != LockOp::Lock && *Op != LockOp::Unlock && *Op != LockOp::TryLock))
                     return;
-                const Expr *M = Api.mutexOperand(Call, *Op);
-                if (sameLvalue(M, CS.Mutex, Ctx)) return;
+                MutexRef M = Api.mutexOf(Call, *Op);
+                if (sameMutex(M, CS.Mutex, Ctx)) return;
                 auto It = std::find_if(Balance.begin(), Balance.end(),
-                                       [&](auto &P) { return sameLvalue(P.first, M, Ctx); });
+                                       [&](auto &P) { return sameMutex(P.first, M, Ctx); });
                 if (It == Balance.end()) {
                     Balance.push_back({M, 0});
                     It = Balance.end() - 1;
@@ -546,32 +661,62 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
                 return refuse(CS,
                               "another lock ('" + lockName(M, Ctx) +
                                   "') is taken inside the critical section and released after it",
-                              M->getBeginLoc());
+                              M.Operand->getBeginLoc());
     }
 
     // The lock expression is evaluated once, before the section: nothing it reads may change.
     // Only the values it loads count: `&m`, `&s.m` and `&locks[i]` do not depend on what m, s
     // or locks hold (a section may well pass `&m` to a function).
-    if (CS.Mutex->HasSideEffects(Ctx))
-        return refuse(CS, "the lock expression has side effects", CS.Mutex->getBeginLoc());
-    {
+    // A wrapper's body adds what it reads on the way from its argument to the mutex
+    // (`item_locks`, `item_lock_hashpower`); its parameter stands for the operand.
+    SourceLocation LockAt = CS.Mutex.Operand->getBeginLoc();
+    for (const Expr *Part : {CS.Mutex.Operand, CS.Mutex.Through}) {
+        if (!Part) continue;
+        if (Part->HasSideEffects(Ctx))
+            return refuse(CS, "the lock expression has side effects", LockAt);
         std::string Changed;
-        walk(CS.Mutex, [&](const Stmt *S) {
+        walk(Part, [&](const Stmt *S) {
             if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
                 if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
-                    if (!addressOnly(Ref) && Written.count(Var) && Changed.empty())
-                        Changed = Var->getNameAsString();
+                    if (!isa<ParmVarDecl>(Var) || Part == CS.Mutex.Operand)
+                        if (!addressOnly(Ref) && Written.count(Var) && Changed.empty())
+                            Changed = Var->getNameAsString();
         });
         if (!Changed.empty())
             return refuse(CS,
                           "the lock expression depends on '" + Changed +
                               "', which the critical section may modify",
-                          CS.Mutex->getBeginLoc());
+                          LockAt);
+    }
+    // The wrapper body's expression is printed at the call site: every name it uses must be
+    // declared before the section (a wrapper may use a table declared after this function).
+    if (CS.Mutex.Through) {
+        const SourceManager &SM = Ctx.getSourceManager();
+        std::string Later;
+        auto seen = [&](const NamedDecl *D) {
+            if (Later.empty() && !SM.isBeforeInTranslationUnit(D->getLocation(), LockAt))
+                Later = D->getNameAsString();
+        };
+        walk(CS.Mutex.Through, [&](const Stmt *S) {
+            if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+                if (!isa<ParmVarDecl>(Ref->getDecl()))
+                    seen(cast<NamedDecl>(Ref->getDecl()->getCanonicalDecl()));
+            if (const auto *Cast = dyn_cast<ExplicitCastExpr>(S)) {
+                if (const auto *Typedef = Cast->getTypeAsWritten()->getAs<TypedefType>())
+                    seen(Typedef->getDecl());
+                if (const TagDecl *Tag = Cast->getTypeAsWritten()->getAsTagDecl()) seen(Tag);
+            }
+        });
+        if (!Later.empty())
+            return refuse(CS,
+                          "the lock expression of the wrapper uses '" + Later +
+                              "', which is declared after the critical section",
+                          LockAt);
     }
 
     // Hoists: top-level declarations of the section whose variables are used after it.
     std::set<const VarDecl *> Hoisted;
-    for (unsigned K = CS.LockIndex + 1; K <= CS.LastIndex; ++K) {
+    for (unsigned K = CS.FirstIndex; K <= CS.LastIndex; ++K) {
         const auto *DS = dyn_cast<DeclStmt>(CS.Block->body_begin()[K]);
         if (!DS) continue;
         auto usedAfter = [&](const VarDecl *Var) {
@@ -712,12 +857,31 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
                               "hoisting '" + C.Field + "' would hide another variable of that name",
                               H.Var->getLocation());
 
+    // Each unlock (and an exit's tail) becomes `return N;`. An unlock through a wrapper with
+    // effects stays as a call of the copy of its statements before the unlock
+    // (`twist(&L, 1);` -> `rcl_twist_before_unlock(&L, 1); return 0;`).
+    auto endSection = [&](TextRange Removed, unsigned Number) {
+        std::string Return = "return " + std::to_string(Number) + ";";
+        for (const EffectsUnlock &U : CS.EffectsUnlocks) {
+            if (U.Statement.Begin != Removed.Begin) continue;
+            const auto *Name = dyn_cast<DeclRefExpr>(U.Call->getCallee()->IgnoreParenImpCasts());
+            std::optional<unsigned> At = Name ? Text.offset(Name->getLocation()) : std::nullopt;
+            if (!At)
+                return refuse(CS,
+                              "the name of unlock wrapper '" + U.Wrapper->getNameAsString() +
+                                  "' is written inside a macro body",
+                              U.Call->getBeginLoc());
+            calleeHazards(CS, U.Wrapper, U.Call->getBeginLoc());
+            CS.BodyEdits.push_back({*At, static_cast<unsigned>(U.Wrapper->getName().size()),
+                                    effectsFunctionName(U.Wrapper)});
+            CS.BodyEdits.push_back({U.Statement.End, Removed.End - U.Statement.End, " " + Return});
+            return;
+        }
+        CS.BodyEdits.push_back({Removed.Begin, Removed.End - Removed.Begin, Return});
+    };
     for (const Exit &E : CS.Exits)
-        CS.BodyEdits.push_back({E.Removed.Begin, E.Removed.End - E.Removed.Begin,
-                                "return " + std::to_string(E.Number) + ";"});
-    if (CS.FinalUnlock)
-        CS.BodyEdits.push_back(
-            {CS.FinalUnlock->Begin, CS.FinalUnlock->End - CS.FinalUnlock->Begin, "return 0;"});
+        endSection(E.Removed, E.Number);
+    if (CS.FinalUnlock) endSection(*CS.FinalUnlock, 0);
 }
 
 } // namespace rcl

@@ -52,8 +52,10 @@ class CaptureAnalysis {
     const clang::Stmt *parent(const clang::Stmt *S) const;
     /// What one function of the translation unit does directly.
     struct FunctionFacts {
-        std::vector<const clang::CallExpr *> Waits;       ///< condition waits
-        bool Locks = false;                               ///< locks, trylocks or timedlocks a mutex
+        std::vector<const clang::CallExpr *> Waits; ///< condition waits
+        bool Locks = false;                         ///< locks, trylocks or timedlocks a mutex
+        /// The first thing it does that acts on or depends on the calling thread.
+        std::optional<Refusal> Hazard;
         std::vector<const clang::FunctionDecl *> Callees; ///< defined in this TU
     };
     const FunctionFacts &facts(const clang::FunctionDecl *Def);
@@ -70,6 +72,13 @@ class CaptureAnalysis {
     /// renamed to rcl_cond_* where they can be edited, and a note says what happened.
     void calleeWaits(CriticalSection &CS, const clang::FunctionDecl *Callee,
                      clang::SourceLocation Loc);
+    /// The section calls Callee, which (directly or through further calls of the translation
+    /// unit) uses thread-local state or acts on the calling thread: refused.
+    void calleeHazards(CriticalSection &CS, const clang::FunctionDecl *Callee,
+                       clang::SourceLocation Loc);
+    /// A goto from the section to a label after it whose first statement unlocks the
+    /// section's mutex: recorded as an exit (CriticalSection::UnlockedLabels).
+    bool gotoReleasingLabel(CriticalSection &CS, const clang::GotoStmt *Goto);
     void refuse(CriticalSection &CS, std::string Reason, clang::SourceLocation Loc);
 
     clang::ASTContext &Ctx;

@@ -2,10 +2,12 @@
 #ifndef RCL_REWRITER_CRITICALSECTION_H
 #define RCL_REWRITER_CRITICALSECTION_H
 
+#include "LockApi.h"
 #include "SourceText.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/Stmt.h"
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +27,19 @@ struct Exit {
     unsigned Number = 0; ///< 0: nothing left to run, continue after the section
     TextRange Removed;   ///< the unlock and its tail, replaced by `return Number;`
     std::optional<TextRange> Tail;
+    /// Instead of a tail from the file: what the call site runs (`goto rcl_fail_unlocked;`).
+    std::string Jump;
+};
+
+/// A label after the section whose first statement unlocks the section's mutex (`fail:
+/// pthread_mutex_unlock(&m);`), reached by a goto inside the section: the goto becomes an exit
+/// and the call site jumps to a new label right after that unlock.
+struct UnlockedLabel {
+    std::string Name;   ///< the new label, `rcl_fail_unlocked`
+    unsigned After = 0; ///< where it goes: the end of the unlock statement
+    /// Right after the user's label's colon: `__attribute__((unused))` goes there, since the
+    /// label may have no goto left once every goto to it is converted.
+    unsigned Colon = 0;
 };
 
 /// How a variable used in the body reaches the outlined function.
@@ -64,27 +79,52 @@ struct CalleeEdit {
     const clang::FunctionDecl *Function; ///< whose body holds the edited call
 };
 
+/// An unlock of the section by a wrapper that does other things first (LockApi::unlockEffects):
+/// the call stays in the body, renamed to a copy of the wrapper without its unlock.
+struct EffectsUnlock {
+    TextRange Statement;                ///< the unlock statement, kept in the body
+    const clang::CallExpr *Call;        ///< the wrapper call
+    const clang::FunctionDecl *Wrapper; ///< its definition
+};
+
+/// The name of the copy of an unlock wrapper's statements before its unlock.
+inline std::string effectsFunctionName(const clang::FunctionDecl *Wrapper) {
+    return "rcl_" + Wrapper->getNameAsString() + "_before_unlock";
+}
+
 /// A lock..unlock region of one block, found on the function's structure, with everything
 /// the emitter needs. `Refused` set means the section stays exactly as written.
 struct CriticalSection {
     const clang::FunctionDecl *Function = nullptr;
     const clang::CompoundStmt *Block = nullptr;
     unsigned LockIndex = 0;
+    unsigned FirstIndex = 0; ///< first statement of the body (after a dropped result check)
     unsigned LastIndex = 0;
     const clang::CallExpr *LockCall = nullptr;
-    const clang::Expr *Mutex = nullptr;
+    MutexRef Mutex; ///< the lock call's mutex (through a wrapper's definition if need be)
     std::string LockName;
     bool Labelled = false;   ///< the lock statement carries a case or goto label
     unsigned LockOffset = 0; ///< where the lock call is spelled (the macro's use for a macro)
     TextRange Whole;         ///< lock statement .. last statement: replaced by the call site
     TextRange Body;          ///< after the lock statement .. end of the last statement
     std::optional<TextRange> FinalUnlock; ///< the last statement, when it is the unlock
+    /// No path reaches the end of the last statement (`if (c) { unlock; return 1; } else {
+    /// unlock; return 2; }`): the outlined function never returns 0, and the call site's last
+    /// exit needs no test (else `-Wreturn-type` would see a path falling off the function).
+    bool EndsByExit = false;
     std::vector<Exit> Exits;
+    std::vector<EffectsUnlock> EffectsUnlocks; ///< unlocks (final or exits) through such wrappers
+    std::vector<UnlockedLabel> UnlockedLabels; ///< labels the call site's gotos need
     std::vector<Capture> Captures;
     std::vector<Hoist> Hoists;
     std::vector<TextEdit> BodyEdits;     ///< capture accesses, hoisted declarations, exits, waits
     std::vector<CalleeEdit> CalleeEdits; ///< waits renamed in functions the body calls
     std::vector<Note> Notes;             ///< reported with the conversion
+    /// Emitted before the call site: `rc = 0;` for a lock whose result was stored in rc.
+    std::string CallSitePrefix;
+    /// Condition waits written inside macro bodies: the outlined function is compiled with
+    /// `#define pthread_cond_wait rcl_cond_wait` (push_macro/pop_macro around it).
+    std::map<std::string, std::string> MacroRenames;
     std::optional<Refusal> Refused;
     unsigned Ordinal = 0; ///< 1-based number among converted sections of the function
 };

@@ -3,6 +3,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Stmt.h"
+#include "clang/AST/PrettyPrinter.h"
 #include "llvm/ADT/FoldingSet.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -31,6 +32,229 @@ std::optional<LockOp> LockApi::classify(const CallExpr *Call) const {
         if (Name == W.Unlock) return LockOp::Unlock;
     }
     return std::nullopt;
+}
+
+namespace {
+
+bool isMutexPointer(QualType T) {
+    if (!T->isPointerType()) return false;
+    QualType Pointee = T->getPointeeType();
+    while (const auto *Typedef = Pointee->getAs<TypedefType>()) {
+        if (Typedef->getDecl()->getName() == "pthread_mutex_t") return true;
+        Pointee = Typedef->getDecl()->getUnderlyingType();
+    }
+    return false;
+}
+
+} // namespace
+
+namespace {
+
+/// In a wrapper's definition `{ pthread_mutex_<op>(E); }` (or `return` it), E. With Effects
+/// given (an unlock wrapper), statements may come before the unlock: Effects is set to how many.
+const Expr *wrapperBodyOperand(const FunctionDecl *Def, LockOp Op, unsigned *Effects = nullptr) {
+    const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
+    if (!Body || Body->size() == 0 || (!Effects && Body->size() != 1)) return nullptr;
+    const Stmt *Only = Body->body_back();
+    if (Effects) *Effects = Body->size() - 1;
+    if (const auto *Return = dyn_cast_or_null<ReturnStmt>(Only)) Only = Return->getRetValue();
+    const auto *E = dyn_cast_or_null<Expr>(Only);
+    if (!E) return nullptr;
+    E = E->IgnoreParens();
+    if (const auto *Cast = dyn_cast<CStyleCastExpr>(E))
+        if (Cast->getType()->isVoidType()) E = Cast->getSubExpr()->IgnoreParens();
+    const auto *Inner = dyn_cast<CallExpr>(E->IgnoreParenImpCasts());
+    const FunctionDecl *Callee = Inner ? Inner->getDirectCallee() : nullptr;
+    StringRef Expected = Op == LockOp::Lock ? "pthread_mutex_lock" : "pthread_mutex_unlock";
+    if (!Callee || !Callee->getIdentifier() || Callee->getName() != Expected ||
+        Inner->getNumArgs() != 1)
+        return nullptr;
+    return Inner->getArg(0)->IgnoreParenImpCasts();
+}
+
+/// Why the statements an unlock wrapper runs before its unlock cannot run as a function of
+/// their own inside a delegated section, or nothing.
+std::optional<std::string> effectsProblem(const CompoundStmt *Body, unsigned Count,
+                                          const LockApi &Api) {
+    std::optional<std::string> Why;
+    std::vector<const Stmt *> Work(Body->body_begin(), Body->body_begin() + Count);
+    while (!Work.empty() && !Why) {
+        const Stmt *S = Work.back();
+        Work.pop_back();
+        if (!S) continue;
+        if (isa<ReturnStmt, GotoStmt, IndirectGotoStmt, LabelStmt, AddrLabelExpr>(S))
+            Why = "returns or jumps";
+        else if (isa<PredefinedExpr, VAArgExpr>(S))
+            Why = "uses __func__ or its variable arguments";
+        else if (const auto *Call = dyn_cast<CallExpr>(S); Call && Api.classify(Call))
+            Why = "operates on a mutex or waits";
+        else if (const auto *Decl = dyn_cast<DeclStmt>(S))
+            for (const clang::Decl *D : Decl->decls())
+                if (const auto *Var = dyn_cast<VarDecl>(D); Var && Var->isStaticLocal())
+                    Why = "declares a static variable";
+        for (const Stmt *Child : S->children())
+            Work.push_back(Child);
+    }
+    return Why;
+}
+
+/// Whether E, the operand of the pthread call in wrapper Def, is a function of Def's first
+/// parameter and of file-scope names only, without side effects (so it can be evaluated at the
+/// call site with the argument in place of the parameter).
+bool reachableFromFirstParameter(const Expr *E, const FunctionDecl *Def) {
+    if (Def->getNumParams() == 0 || E->HasSideEffects(Def->getASTContext())) return false;
+    bool Ok = true;
+    std::vector<const Stmt *> Work{E};
+    while (!Work.empty()) {
+        const Stmt *S = Work.back();
+        Work.pop_back();
+        if (!S) continue;
+        if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
+            const ValueDecl *D = Ref->getDecl();
+            if (const auto *Param = dyn_cast<ParmVarDecl>(D))
+                Ok &= Param == Def->getParamDecl(0);
+            else if (const auto *Var = dyn_cast<VarDecl>(D))
+                Ok &= Var->hasGlobalStorage() && !Var->isStaticLocal() &&
+                      Var->getTLSKind() == VarDecl::TLS_None;
+        }
+        if (isa<CallExpr, StmtExpr>(S)) Ok = false;
+        for (const Stmt *Child : S->children())
+            Work.push_back(Child);
+    }
+    return Ok;
+}
+
+} // namespace
+
+std::optional<std::string> LockApi::wrapperProblem(const CallExpr *Call) const {
+    std::optional<LockOp> Op = classify(Call);
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Op || (*Op != LockOp::Lock && *Op != LockOp::Unlock)) return std::nullopt;
+    StringRef Name = Callee->getName();
+    if (Name == "pthread_mutex_lock" || Name == "pthread_mutex_unlock") return std::nullopt;
+    std::string Kind = *Op == LockOp::Lock ? "lock" : "unlock";
+    std::string What = Kind + " wrapper '" + Name.str() + "'";
+    const FunctionDecl *Def = nullptr;
+    if (!Callee->hasBody(Def)) {
+        // Only the declaration: the user declared it as exactly a lock or unlock of its first
+        // argument, which must then be the mutex.
+        if (Callee->getNumParams() == 0 || !isMutexPointer(Callee->getParamDecl(0)->getType()))
+            return What + " does not take the pthread_mutex_t * it " + Kind +
+                   "s as its first parameter, and its definition is not in this translation "
+                   "unit";
+        return std::nullopt;
+    }
+    // The definition must be `{ pthread_mutex_<op>(E); }` (or `return` it), E reached from the
+    // first parameter; an unlock wrapper may do other things first (unlockEffects).
+    unsigned Effects = 0;
+    const Expr *E = wrapperBodyOperand(Def, *Op, *Op == LockOp::Unlock ? &Effects : nullptr);
+    if (!E)
+        return What + " does more than " + Kind +
+               " its first argument (its definition would have to run inside the delegated "
+               "section; write the extra statements next to the call)";
+    if (Effects)
+        if (std::optional<std::string> Why =
+                effectsProblem(cast<CompoundStmt>(Def->getBody()), Effects, *this))
+            return What +
+                   " does more than unlock its first argument, and what it does before "
+                   "the unlock " +
+                   *Why;
+    if (!reachableFromFirstParameter(E, Def))
+        return What + " " + Kind +
+               "s a mutex that is not reached from its first parameter alone, without side "
+               "effects";
+    return std::nullopt;
+}
+
+MutexRef LockApi::mutexOf(const CallExpr *Call, LockOp Op) const {
+    MutexRef M{mutexOperand(Call, Op), nullptr};
+    const FunctionDecl *Callee = Call->getDirectCallee(), *Def = nullptr;
+    if (isConditionWait(Op) || !Callee->hasBody(Def)) return M;
+    StringRef Name = Callee->getName();
+    if (Name == "pthread_mutex_lock" || Name == "pthread_mutex_unlock") return M;
+    unsigned Effects = 0;
+    const Expr *E = wrapperBodyOperand(Def, Op, Op == LockOp::Unlock ? &Effects : nullptr);
+    if (!E) return M;
+    // `my_lock(pthread_mutex_t *m) { pthread_mutex_lock(m); }`: the argument is the mutex.
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+        if (Def->getNumParams() > 0 && Ref->getDecl() == Def->getParamDecl(0)) return M;
+    M.Through = E;
+    return M;
+}
+
+const FunctionDecl *LockApi::unlockEffects(const CallExpr *Call) const {
+    const FunctionDecl *Callee = Call->getDirectCallee(), *Def = nullptr;
+    if (classify(Call) != LockOp::Unlock || !Callee->hasBody(Def) ||
+        Callee->getName() == "pthread_mutex_unlock")
+        return nullptr;
+    unsigned Effects = 0;
+    if (!wrapperBodyOperand(Def, LockOp::Unlock, &Effects) || Effects == 0 ||
+        effectsProblem(cast<CompoundStmt>(Def->getBody()), Effects, *this))
+        return nullptr;
+    return Def;
+}
+
+namespace {
+
+/// Prints a wrapper body's operand with its first parameter replaced by given text.
+class SubstituteFirstParameter : public PrinterHelper {
+  public:
+    SubstituteFirstParameter(std::string Replacement) : Replacement(std::move(Replacement)) {}
+    bool handledStmt(Stmt *S, raw_ostream &OS) override {
+        // `l->mutex` with `&L` for `l`: `L.mutex` rather than `(&L)->mutex`.
+        if (const auto *Member = dyn_cast<MemberExpr>(S); Member && Member->isArrow() &&
+                                                          isFirstParameter(Member->getBase()) &&
+                                                          StringRef(Replacement).starts_with("&")) {
+            StringRef Object = StringRef(Replacement).drop_front().trim();
+            bool Simple = !Object.empty() && llvm::all_of(Object, [](char C) {
+                return isalnum(static_cast<unsigned char>(C)) || C == '_';
+            });
+            OS << (Simple ? Object.str() : "(" + Object.str() + ")") << "."
+               << Member->getMemberDecl()->getName();
+            return true;
+        }
+        const auto *Ref = dyn_cast<DeclRefExpr>(S);
+        const auto *Param = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+        if (!Param || Param->getFunctionScopeIndex() != 0) return false;
+        OS << "(" << Replacement << ")";
+        return true;
+    }
+
+  private:
+    static bool isFirstParameter(const Expr *E) {
+        const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+        const auto *Param = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+        return Param && Param->getFunctionScopeIndex() == 0;
+    }
+    std::string Replacement;
+};
+
+} // namespace
+
+std::string mutexExpression(MutexRef Mutex, const std::string &OperandText, const ASTContext &Ctx) {
+    if (!Mutex.Through) return OperandText;
+    std::string Out;
+    llvm::raw_string_ostream OS(Out);
+    SubstituteFirstParameter Helper(OperandText);
+    Mutex.Through->printPretty(OS, &Helper, Ctx.getPrintingPolicy());
+    return Out;
+}
+
+std::string lockName(MutexRef Mutex, const ASTContext &Ctx) {
+    if (!Mutex.Through) return lockName(Mutex.Operand, Ctx);
+    std::string Operand;
+    llvm::raw_string_ostream OS(Operand);
+    Mutex.Operand->IgnoreParenImpCasts()->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
+    std::string Name = mutexExpression(Mutex, Operand, Ctx);
+    StringRef Trimmed = StringRef(Name).trim();
+    if (Trimmed.starts_with("&")) Trimmed = Trimmed.drop_front().ltrim();
+    return Trimmed.str();
+}
+
+bool sameMutex(MutexRef A, MutexRef B, const ASTContext &Ctx) {
+    if (!A.Operand || !B.Operand || !sameLvalue(A.Operand, B.Operand, Ctx)) return false;
+    if (!A.Through || !B.Through) return !A.Through && !B.Through;
+    return sameLvalue(A.Through, B.Through, Ctx);
 }
 
 const Expr *LockApi::mutexOperand(const CallExpr *Call, LockOp Op) const {
@@ -68,9 +292,15 @@ bool sameLvalue(const Expr *A, const Expr *B, const ASTContext &Ctx) {
     A = A->IgnoreParenImpCasts();
     B = B->IgnoreParenImpCasts();
     if (A->getStmtClass() != B->getStmtClass()) return false;
-    if (const auto *DA = dyn_cast<DeclRefExpr>(A))
-        return DA->getDecl()->getCanonicalDecl() ==
-               cast<DeclRefExpr>(B)->getDecl()->getCanonicalDecl();
+    if (const auto *DA = dyn_cast<DeclRefExpr>(A)) {
+        const auto *DB = cast<DeclRefExpr>(B);
+        // The bodies of a lock and an unlock wrapper: their parameters correspond by position.
+        const auto *PA = dyn_cast<ParmVarDecl>(DA->getDecl());
+        const auto *PB = dyn_cast<ParmVarDecl>(DB->getDecl());
+        if (PA && PB && PA->getDeclContext() != PB->getDeclContext())
+            return PA->getFunctionScopeIndex() == PB->getFunctionScopeIndex();
+        return DA->getDecl()->getCanonicalDecl() == DB->getDecl()->getCanonicalDecl();
+    }
     if (const auto *MA = dyn_cast<MemberExpr>(A)) {
         const auto *MB = cast<MemberExpr>(B);
         return MA->getMemberDecl() == MB->getMemberDecl() && MA->isArrow() == MB->isArrow() &&

@@ -25,6 +25,17 @@ struct WrapperPair {
     std::string Unlock;
 };
 
+/// Which mutex a lock, unlock or wait operates on. Operand: the call's mutex argument (for a
+/// declared wrapper, its first argument). Through: for a wrapper whose definition reaches the
+/// mutex from that argument (`pthread_mutex_lock(&l->mutex)`, memcached's
+/// `pthread_mutex_lock(&item_locks[hv & hashmask(item_lock_hashpower)])`), the pthread call's
+/// operand in the wrapper's body, written in terms of its first parameter; null when the
+/// argument is the mutex pointer itself.
+struct MutexRef {
+    const clang::Expr *Operand = nullptr;
+    const clang::Expr *Through = nullptr;
+};
+
 /// Recognises calls to the pthread mutex API and to declared wrappers, after macro
 /// expansion: `mutex_lock(x)` defined as `pthread_mutex_lock(x)` is just a call here.
 class LockApi {
@@ -38,9 +49,25 @@ class LockApi {
     /// condition wait), with parentheses and implicit casts stripped.
     const clang::Expr *mutexOperand(const clang::CallExpr *Call, LockOp Op) const;
 
+    /// The mutex of a mutex operation, through a wrapper's definition where it has one.
+    MutexRef mutexOf(const clang::CallExpr *Call, LockOp Op) const;
+
     /// If `S` is a statement that only performs a mutex operation (`f(&m);`, `(void)f(&m);`,
     /// or a macro's `{ f(&m); }`), that call.
     const clang::CallExpr *asOperationStatement(const clang::Stmt *S) const;
+
+    /// For a call of a declared wrapper: why the call cannot be treated as a plain lock or
+    /// unlock of its first argument (the first parameter is not a `pthread_mutex_t *`, or the
+    /// definition, when this translation unit has it, does more than that one operation on
+    /// it). Nothing for a pthread call or a wrapper that is only that.
+    std::optional<std::string> wrapperProblem(const clang::CallExpr *Call) const;
+
+    /// For a call of a declared unlock wrapper that does other things before it unlocks
+    /// (`l->value += by; pthread_cond_broadcast(&l->c); pthread_mutex_unlock(&l->m);`), and
+    /// nothing that cannot run as a function of its own (return, goto, a mutex operation or
+    /// wait, a static local, __func__): its definition. Inside a converted section the call
+    /// becomes a call of a copy of those statements, before the section's end.
+    const clang::FunctionDecl *unlockEffects(const clang::CallExpr *Call) const;
 
     const std::vector<WrapperPair> &wrappers() const { return Wrappers; }
 
@@ -51,6 +78,19 @@ class LockApi {
 /// The name a lock is reported and selected by: the mutex lvalue as written, without the
 /// leading `&` (`cache_lock`, `item_locks[hv & mask]`, `q->mutex`).
 std::string lockName(const clang::Expr *MutexOperand, const clang::ASTContext &Ctx);
+/// The same for a mutex reached through a wrapper: its body's operand with the wrapper's first
+/// parameter replaced by the call's argument (`(&L)->mutex`).
+std::string lockName(MutexRef Mutex, const clang::ASTContext &Ctx);
+
+/// The pointer expression of Mutex, to evaluate at a call site: OperandText (the operand as
+/// written there), or the wrapper body's operand printed with its first parameter replaced by
+/// `(OperandText)`.
+std::string mutexExpression(MutexRef Mutex, const std::string &OperandText,
+                            const clang::ASTContext &Ctx);
+
+/// Whether two operations name the same mutex: the same operand (structurally) reached the
+/// same way.
+bool sameMutex(MutexRef A, MutexRef B, const clang::ASTContext &Ctx);
 
 /// Structural equality of two lvalue expressions, ignoring parentheses and implicit casts:
 /// the same variables, members, operators and literals.

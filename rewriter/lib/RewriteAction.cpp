@@ -8,6 +8,7 @@
 #include "clang/AST/RawCommentList.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
+#include "clang/Lex/Lexer.h"
 #include "llvm/Support/Path.h"
 
 using namespace clang;
@@ -39,14 +40,19 @@ class RewriteConsumer : public ASTConsumer {
         std::vector<Decl *> Functions;
         for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
             auto *Fn = dyn_cast<FunctionDecl>(D);
-            if (Fn && Fn->doesThisDeclarationHaveABody() && !Fn->getBeginLoc().isMacroID() &&
-                SM.getFileID(SM.getExpansionLoc(Fn->getBeginLoc())) == Main)
+            // `local void f(void)` with `#define local static`: the declaration may begin
+            // with a macro; what counts is that the body is written in the main file. A body
+            // produced by a macro is left alone: its statements may be macro arguments, where
+            // an edit (a context initializer's commas) would change the macro's arguments.
+            if (Fn && Fn->doesThisDeclarationHaveABody() &&
+                SM.getFileID(SM.getExpansionLoc(Fn->getBody()->getBeginLoc())) == Main)
                 Functions.push_back(Fn);
         }
         // Parent lookups only ever concern these bodies: keep the parent map off the headers.
         Ctx.setTraversalScope(Functions);
         for (Decl *D : Functions) {
             auto *Fn = cast<FunctionDecl>(D);
+            if (isDeclaredWrapper(Fn)) continue;
             std::string Definitions = rewriteFunction(Ctx, Text, Emitter, Fn, Real, Given, Sites);
             if (Definitions.empty()) continue;
             unsigned Offset = functionStart(Ctx, Text, Fn);
@@ -159,6 +165,15 @@ class RewriteConsumer : public ASTConsumer {
         std::vector<OtherSite> Others;
         SectionFinder Finder(Ctx, Session.Api, Text);
         Finder.find(Fn, Sections, Others);
+        if (SourceLocation Body = Fn->getBody()->getBeginLoc(); Body.isMacroID())
+            for (CriticalSection &CS : Sections)
+                if (!CS.Refused)
+                    CS.Refused = Refusal{"the function's body is written by macro '" +
+                                             Lexer::getImmediateMacroName(
+                                                 Body, Ctx.getSourceManager(), Ctx.getLangOpts())
+                                                 .str() +
+                                             "', whose text the tool does not edit",
+                                         CS.LockCall->getBeginLoc()};
         if (Sections.empty() && Others.empty()) return "";
         CaptureAnalysis Analysis(Ctx, Session.Api, Text, Session.NoNestedLocks, Fn);
         std::vector<TextRange> Converted;
@@ -178,10 +193,30 @@ class RewriteConsumer : public ASTConsumer {
             }
             if (!CS.Refused) Analysis.analyse(CS);
             std::optional<EmittedSection> Out;
+            // Copies of unlock wrappers' statements, once per translation unit, before the
+            // first section that needs them.
+            std::string Helpers;
+            std::vector<const FunctionDecl *> NewHelpers;
+            for (const EffectsUnlock &U : CS.EffectsUnlocks) {
+                if (CS.Refused || EffectsEmitted.count(U.Wrapper) ||
+                    std::count(NewHelpers.begin(), NewHelpers.end(), U.Wrapper))
+                    continue;
+                std::string Why;
+                std::optional<std::string> Helper = Emitter.effectsFunction(U.Wrapper, Why);
+                if (!Helper)
+                    CS.Refused = Refusal{Why, U.Call->getBeginLoc()};
+                else
+                    Helpers += *Helper;
+                NewHelpers.push_back(U.Wrapper);
+            }
             if (!CS.Refused) {
                 CS.Ordinal = ++Ordinal;
                 std::string Why;
                 Out = Emitter.emit(CS, Why);
+                if (Out) {
+                    Out->Definition = Helpers + Out->Definition;
+                    EffectsEmitted.insert(NewHelpers.begin(), NewHelpers.end());
+                }
                 if (!Out) {
                     --Ordinal;
                     CS.Refused = Refusal{Why, CS.LockCall->getBeginLoc()};
@@ -198,6 +233,13 @@ class RewriteConsumer : public ASTConsumer {
             noteWrapper(CS.LockCall);
             Definitions += Out->Definition;
             Sites.emplace_back(Real, CS.Whole.Begin, CS.Whole.End - CS.Whole.Begin, Out->CallSite);
+            // `fail: pthread_mutex_unlock(&m); rcl_fail_unlocked:;` for the gotos that left
+            // the section (on the same line, so line numbers stay).
+            for (const UnlockedLabel &L : CS.UnlockedLabels)
+                if (LabelsAdded.insert(L.After).second) {
+                    Sites.emplace_back(Real, L.After, 0, " " + L.Name + ":;");
+                    Sites.emplace_back(Real, L.Colon, 0, "__attribute__((unused)) ");
+                }
             record(Text, Given, CS.LockName, CS.LockOffset, Fn, SectionRecord::Converted, nullptr,
                    &CS);
         }
@@ -207,11 +249,23 @@ class RewriteConsumer : public ASTConsumer {
             bool Nested = false;
             for (const TextRange &Outer : Converted)
                 Nested |= Outer.contains(Site.Offset);
-            if (!Nested)
+            if (Nested)
+                record(Text, Given, Site.LockName, Site.Offset, Fn, SectionRecord::Nested, nullptr,
+                       nullptr);
+            else
                 record(Text, Given, Site.LockName, Site.Offset, Fn, SectionRecord::Refused,
                        &Site.Why, nullptr);
         }
         return Definitions;
+    }
+
+    /// A declared lock or unlock wrapper's own definition holds the lock across functions by
+    /// design: it is part of the lock API, not a critical section.
+    bool isDeclaredWrapper(const FunctionDecl *Fn) const {
+        if (!Fn->getIdentifier()) return false;
+        for (const WrapperPair &W : Session.Api.wrappers())
+            if (Fn->getName() == W.Lock || Fn->getName() == W.Unlock) return true;
+        return false;
     }
 
     /// Remembers the user-declared wrapper pair a converted section used.
@@ -226,7 +280,9 @@ class RewriteConsumer : public ASTConsumer {
 
     RewriteSession &Session;
     std::set<std::string> UsedWrappers;
-    std::vector<TextRange> ConvertedSections; ///< of this translation unit
+    std::set<const FunctionDecl *> EffectsEmitted; ///< unlock wrappers copied in this TU
+    std::set<unsigned> LabelsAdded;                ///< offsets of UnlockedLabels inserted
+    std::vector<TextRange> ConvertedSections;      ///< of this translation unit
     std::vector<CalleeEdit> CalleeEdits;
 };
 

@@ -2,6 +2,7 @@
 #include "SectionEmitter.h"
 
 #include "clang/AST/Expr.h"
+#include "clang/AST/TypeLoc.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -76,6 +77,31 @@ std::string SectionEmitter::reindent(StringRef Code, StringRef From, StringRef T
     return Out;
 }
 
+std::optional<std::string> SectionEmitter::effectsFunction(const FunctionDecl *Wrapper,
+                                                           std::string &Why) const {
+    const auto *Body = cast<CompoundStmt>(Wrapper->getBody());
+    FunctionTypeLoc Proto = Wrapper->getFunctionTypeLoc();
+    std::optional<unsigned> Open = Text.offset(Body->getLBracLoc());
+    std::optional<unsigned> Unlock = Text.offset(Body->body_back()->getBeginLoc());
+    std::optional<TextRange> Params =
+        Proto ? Text.node(SourceRange(Proto.getLParenLoc(), Proto.getRParenLoc())) : std::nullopt;
+    if (!Open || !Unlock || !Params || *Unlock <= *Open) {
+        Why = "unlock wrapper '" + Wrapper->getNameAsString() +
+              "' does more than unlock its first argument, and its definition is written "
+              "through a macro";
+        return std::nullopt;
+    }
+    std::string Out = "/* rcl: what unlock wrapper '" + Wrapper->getNameAsString() +
+                      "' does before it unlocks; converted sections run it before they end. */\n";
+    Out += "static void " + effectsFunctionName(Wrapper) + Text.text(*Params).str() + "\n{\n";
+    for (const ParmVarDecl *Param : Wrapper->parameters())
+        if (Param->getIdentifier()) Out += "    (void)" + Param->getNameAsString() + ";\n";
+    std::string Line = lineDirective(Text.line(*Open));
+    if (!Line.empty()) Out += Line.substr(1);
+    Out += "    " + Text.code().slice(*Open + 1, *Unlock).trim().str() + "\n}\n\n";
+    return Out;
+}
+
 std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
                                                    std::string &Why) const {
     std::string FnName = CS.Function->getNameAsString();
@@ -117,6 +143,9 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         }
         D += "};\n\n";
     }
+    for (const auto &[From, To] : CS.MacroRenames)
+        D += "#pragma push_macro(\"" + From + "\")\n#undef " + From + "\n#define " + From + " " +
+             To + "\n";
     D += "static int " + Name + "(void *rcl_arg)\n{\n";
     if (HasContext)
         D += Unit + StructName + " *rcl_ctx = rcl_arg;\n";
@@ -134,11 +163,15 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
     if (!LineDirectives && StringRef(BodyText).starts_with("\n")) BodyText.erase(0, 1);
     D += BodyText;
     if (!CS.FinalUnlock) D += "\n" + Unit + "return 0;";
-    D += "\n}\n\n";
+    D += "\n}\n";
+    for (const auto &[From, To] : CS.MacroRenames)
+        D += "#pragma pop_macro(\"" + From + "\")\n";
+    D += "\n";
 
     // The call site.
     std::string &C = Out.CallSite;
     std::string In1 = Indent.str() + Unit;
+    if (!CS.CallSitePrefix.empty()) C += CS.CallSitePrefix + "\n" + Indent.str();
     for (const Hoist &H : CS.Hoists) {
         if (H.MovesWhole) {
             if (H.EmitsText)
@@ -154,14 +187,16 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         C += "/* rcl: declared in the critical section, used after it */ " + *Decl + ";\n" +
              Indent.str();
     }
-    std::optional<TextRange> LockText = Text.node(CS.Mutex->getSourceRange());
-    std::string LockExpr;
+    std::optional<TextRange> LockText = Text.node(CS.Mutex.Operand->getSourceRange());
+    std::string Operand;
     if (LockText) {
-        LockExpr = Text.text(*LockText).str();
+        Operand = Text.text(*LockText).str();
     } else {
-        llvm::raw_string_ostream OS(LockExpr);
-        CS.Mutex->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
+        llvm::raw_string_ostream OS(Operand);
+        CS.Mutex.Operand->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
     }
+    // Through a wrapper: `&(&L)->mutex`, `&item_locks[(hv) & ...]`.
+    std::string LockExpr = mutexExpression(CS.Mutex, Operand, Ctx);
     C += "{\n";
     std::string CtxArg = "(void *)0";
     if (HasContext) {
@@ -181,6 +216,7 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
     for (const Exit &E : CS.Exits)
         if (E.Number != 0) Dispatch.push_back(&E);
     auto tailText = [&](const Exit &E, StringRef To) {
+        if (!E.Jump.empty()) return To.str() + E.Jump + "\n";
         if (!E.Tail) return std::string();
         if (LineDirectives)
             return lineDirective(Text.line(E.Tail->Begin)) +
@@ -190,6 +226,9 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
     };
     if (Dispatch.empty()) {
         C += In1 + Call + ";\n";
+    } else if (Dispatch.size() == 1 && CS.EndsByExit) {
+        C += In1 + Call + ";\n";
+        C += tailText(*Dispatch[0], In1);
     } else if (Dispatch.size() == 1) {
         C += In1 + "if (" + Call + " == " + std::to_string(Dispatch[0]->Number) + ") {\n";
         C += tailText(*Dispatch[0], In1 + Unit);
@@ -198,8 +237,11 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         // An if chain, not a switch: a tail's `break` must still leave the user's loop.
         C += In1 + "int rcl_exit = " + Call + ";\n";
         for (size_t I = 0; I < Dispatch.size(); ++I) {
-            C += (I == 0 ? In1 + "if" : std::string(" else if")) +
-                 " (rcl_exit == " + std::to_string(Dispatch[I]->Number) + ") {\n";
+            if (I + 1 == Dispatch.size() && CS.EndsByExit)
+                C += " else {\n";
+            else
+                C += (I == 0 ? In1 + "if" : std::string(" else if")) +
+                     " (rcl_exit == " + std::to_string(Dispatch[I]->Number) + ") {\n";
             C += tailText(*Dispatch[I], In1 + Unit);
             C += In1 + "}";
         }

@@ -26,6 +26,13 @@ class SectionEmitter {
     /// The emitted text, or a refusal reason when some type cannot be written out.
     std::optional<EmittedSection> emit(const CriticalSection &CS, std::string &Why) const;
 
+    /// The copy of an unlock wrapper's statements before its unlock, as a static function
+    /// (effectsFunctionName) with the wrapper's parameters, to insert before the first
+    /// function whose converted section unlocks through it; nothing with Why set when the
+    /// wrapper is not written out in the file.
+    std::optional<std::string> effectsFunction(const clang::FunctionDecl *Wrapper,
+                                               std::string &Why) const;
+
     /// `#line N "file"` on its own line (empty unless LineDirectives).
     std::string lineDirective(unsigned Line) const;
 

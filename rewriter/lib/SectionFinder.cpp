@@ -3,6 +3,8 @@
 #include "StmtWalk.h"
 
 #include "clang/AST/ParentMapContext.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/Support/raw_ostream.h"
 #include <set>
 
 using namespace clang;
@@ -21,6 +23,128 @@ bool isNoReturnCall(const Stmt *S) {
 }
 
 } // namespace
+
+const Expr *SectionFinder::failureTest(const Stmt *S) const {
+    // `if (E) fail;` or `if (E != 0) fail;` with no else: the branch runs only when E, a lock's
+    // result, says the lock failed.
+    const auto *If = dyn_cast_or_null<IfStmt>(S);
+    if (!If || If->getElse() || If->getInit() || If->getConditionVariable()) return nullptr;
+    const Expr *Cond = If->getCond()->IgnoreParenImpCasts();
+    if (const auto *Ne = dyn_cast<BinaryOperator>(Cond); Ne && Ne->getOpcode() == BO_NE) {
+        const Expr *L = Ne->getLHS()->IgnoreParenImpCasts(),
+                   *R = Ne->getRHS()->IgnoreParenImpCasts();
+        const auto *Zero = dyn_cast<IntegerLiteral>(isa<IntegerLiteral>(L) ? L : R);
+        if (!Zero || Zero->getValue() != 0) return nullptr;
+        Cond = isa<IntegerLiteral>(L) ? R : L;
+    }
+    // The branch is dropped: a label in it (a goto's target, a case) would go with it.
+    bool Labels = false;
+    walk(If->getThen(), [&](const Stmt *N) { Labels |= isa<LabelStmt, SwitchCase>(N); });
+    return Labels ? nullptr : Cond;
+}
+
+void SectionFinder::storeSuccess(CriticalSection &CS, const Stmt *LockStmt, const VarDecl *Var) {
+    if (const auto *Decl = dyn_cast<DeclStmt>(LockStmt)) {
+        // `int rc = pthread_mutex_lock(&m);` -> `int rc = 0;`
+        std::optional<TextRange> Whole = Text.statement(Decl);
+        std::optional<unsigned> Init = Text.expansionOffset(Var->getInit()->getBeginLoc());
+        if (!Whole || !Init || *Init <= Whole->Begin || *Init >= Whole->End) {
+            CS.Refused = refuse("the critical section is written inside a macro expansion",
+                                LockStmt->getBeginLoc());
+            return;
+        }
+        CS.CallSitePrefix = Text.code().slice(Whole->Begin, *Init).str() + "0;";
+        return;
+    }
+    CS.CallSitePrefix = Var->getNameAsString() + " = 0;";
+}
+
+const CallExpr *SectionFinder::checkedLock(const Stmt *S) const {
+    const auto *Call = dyn_cast_or_null<CallExpr>(failureTest(S));
+    if (!Call || Api.classify(Call) != LockOp::Lock || !Call->getType()->isIntegerType())
+        return nullptr;
+    return Call;
+}
+
+const CallExpr *SectionFinder::storedLock(const Stmt *S, const VarDecl *&Var) const {
+    // `rc = pthread_mutex_lock(&m);` or `int rc = pthread_mutex_lock(&m);`, rc a local integer.
+    const Expr *Value = nullptr;
+    if (const auto *Assign = dyn_cast<BinaryOperator>(S);
+        Assign && Assign->getOpcode() == BO_Assign) {
+        const auto *Ref = dyn_cast<DeclRefExpr>(Assign->getLHS()->IgnoreParens());
+        Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+        Value = Assign->getRHS();
+    } else if (const auto *Decl = dyn_cast<DeclStmt>(S); Decl && Decl->isSingleDecl()) {
+        Var = dyn_cast<VarDecl>(Decl->getSingleDecl());
+        Value = Var ? Var->getInit() : nullptr;
+    }
+    if (!Var || !Value || !Var->hasLocalStorage() || !Var->getType()->isIntegerType() ||
+        Var->getType().isVolatileQualified())
+        return nullptr;
+    const auto *Call = dyn_cast<CallExpr>(Value->IgnoreParenImpCasts());
+    if (!Call || Api.classify(Call) != LockOp::Lock || !Call->getType()->isIntegerType())
+        return nullptr;
+    return Call;
+}
+
+namespace {
+
+/// `do { ... } while (0)`.
+const DoStmt *doWhileZero(const Stmt *S) {
+    const auto *Do = dyn_cast_or_null<DoStmt>(S);
+    if (!Do) return nullptr;
+    const auto *Zero = dyn_cast<IntegerLiteral>(Do->getCond()->IgnoreParenImpCasts());
+    return Zero && Zero->getValue() == 0 ? Do : nullptr;
+}
+
+} // namespace
+
+const DoStmt *SectionFinder::unlockAndLeaveMacro(const Stmt *Node, const Stmt *P,
+                                                 std::string &Jump) const {
+    const auto *Body = dyn_cast_or_null<CompoundStmt>(P);
+    const DoStmt *Do = Body ? doWhileZero(parent(Body)) : nullptr;
+    if (!Do || !Do->getBeginLoc().isMacroID() || Body->body_front() != Node || Body->size() < 2)
+        return nullptr;
+    // Only `return` and `goto` after the unlock: a `break` or `continue` there would leave the
+    // do-while, not the user's loop.
+    std::string Out;
+    for (auto It = Body->body_begin() + 1; It != Body->body_end(); ++It) {
+        if (!isa<ReturnStmt, GotoStmt>(*It)) {
+            Jump = "the unlock is written inside a macro expansion (macro code after it other "
+                   "than return or goto)";
+            return nullptr;
+        }
+        std::string One;
+        llvm::raw_string_ostream OS(One);
+        (*It)->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
+        Out += (Out.empty() ? "" : " ") + StringRef(One).trim().str();
+    }
+    Jump = Out;
+    return Do;
+}
+
+bool SectionFinder::resultUsed(const CallExpr *Call) const {
+    if (Call->getType()->isVoidType()) return false;
+    const Stmt *Node = Call;
+    for (const Stmt *P = parent(Node); P; Node = P, P = parent(P)) {
+        if (isa<ParenExpr>(P)) continue;
+        if (const auto *Cast = dyn_cast<CStyleCastExpr>(P)) return !Cast->getType()->isVoidType();
+        if (const auto *Comma = dyn_cast<BinaryOperator>(P))
+            if (Comma->getOpcode() == BO_Comma && Comma->getLHS() == Node) return false;
+        return !isa<CompoundStmt>(P);
+    }
+    return true; // the initializer of a declaration
+}
+
+std::string SectionFinder::macroNote(SourceLocation Loc) const {
+    if (!Loc.isMacroID()) return "";
+    const SourceManager &SM = Ctx.getSourceManager();
+    // The outermost macro whose expansion holds the call.
+    while (Loc.isMacroID() && SM.getImmediateMacroCallerLoc(Loc).isMacroID())
+        Loc = SM.getImmediateMacroCallerLoc(Loc);
+    StringRef Name = Lexer::getImmediateMacroName(Loc, SM, Ctx.getLangOpts());
+    return Name.empty() ? "" : " (in macro '" + Name.str() + "')";
+}
 
 const Stmt *SectionFinder::parent(const Stmt *S) const {
     DynTypedNodeList Parents = Ctx.getParents(*S);
@@ -41,25 +165,25 @@ std::optional<TextRange> SectionFinder::operationRange(const Stmt *S, const Stmt
     return R;
 }
 
-bool SectionFinder::isOperationOn(const Stmt *S, LockOp Op, const Expr *Mutex) const {
+bool SectionFinder::isOperationOn(const Stmt *S, LockOp Op, MutexRef Mutex) const {
     const CallExpr *Call = Api.asOperationStatement(S);
-    return Call && Api.classify(Call) == Op && sameLvalue(Api.mutexOperand(Call, Op), Mutex, Ctx);
+    return Call && Api.classify(Call) == Op && sameMutex(Api.mutexOf(Call, Op), Mutex, Ctx);
 }
 
-void SectionFinder::collectCalls(const Stmt *S, LockOp Op, const Expr *Mutex,
+void SectionFinder::collectCalls(const Stmt *S, LockOp Op, MutexRef Mutex,
                                  std::vector<const CallExpr *> &Out) const {
     walk(S, [&](const Stmt *N) {
         if (const auto *Call = dyn_cast<CallExpr>(N))
-            if (Api.classify(Call) == Op && sameLvalue(Api.mutexOperand(Call, Op), Mutex, Ctx))
+            if (Api.classify(Call) == Op && sameMutex(Api.mutexOf(Call, Op), Mutex, Ctx))
                 Out.push_back(Call);
     });
 }
 
-bool SectionFinder::fallsThrough(const Stmt *S, const Expr *Released) const {
+bool SectionFinder::fallsThrough(const Stmt *S, const MutexRef *Released) const {
     if (!S) return true;
     if (isa<ReturnStmt, BreakStmt, ContinueStmt, GotoStmt, IndirectGotoStmt>(S)) return false;
     if (isNoReturnCall(S)) return false;
-    if (Released && isOperationOn(S, LockOp::Unlock, Released)) return false;
+    if (Released && isOperationOn(S, LockOp::Unlock, *Released)) return false;
     if (const auto *Block = dyn_cast<CompoundStmt>(S)) {
         for (const Stmt *Child : Block->body())
             if (!fallsThrough(Child, Released)) return false;
@@ -72,6 +196,12 @@ bool SectionFinder::fallsThrough(const Stmt *S, const Expr *Released) const {
         return fallsThrough(Label->getSubStmt(), Released);
     if (const auto *Case = dyn_cast<SwitchCase>(S))
         return fallsThrough(Case->getSubStmt(), Released);
+    if (const DoStmt *Do = doWhileZero(S)) {
+        // A macro's `do { ... } while (0)`: its body, unless a break or continue leaves it.
+        bool Leaves = false;
+        walk(Do->getBody(), [&](const Stmt *N) { Leaves |= isa<BreakStmt, ContinueStmt>(N); });
+        return Leaves || fallsThrough(Do->getBody(), Released);
+    }
     return true;
 }
 
@@ -89,9 +219,33 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
                 Labelled = isa<SwitchCase>(Labelled) ? cast<SwitchCase>(Labelled)->getSubStmt()
                                                      : cast<LabelStmt>(Labelled)->getSubStmt();
             const CallExpr *Call = Api.asOperationStatement(Labelled);
+            bool Checked = false;
+            const VarDecl *Stored = nullptr;
+            unsigned Skip = 0;
+            if (!Call && (Call = checkedLock(Labelled))) Checked = true;
+            if (!Call && (Call = storedLock(Labelled, Stored)) && Index + 1 < Block->size()) {
+                // `rc = pthread_mutex_lock(&m); if (rc) return rc;`: the check goes too.
+                const auto *Tested =
+                    dyn_cast_or_null<DeclRefExpr>(failureTest(Block->body_begin()[Index + 1]));
+                if (Tested && Tested->getDecl() == Stored) Skip = 1;
+            }
             if (Call && Api.classify(Call) == LockOp::Lock) {
                 Starts.insert(Call);
-                Sections.push_back(build(Fn, Block, Index, Call, Labelled));
+                Sections.push_back(build(Fn, Block, Index, Call, Labelled, Skip));
+                CriticalSection &CS = Sections.back();
+                if (Stored && !CS.Refused) storeSuccess(CS, Labelled, Stored);
+                if ((Checked || Stored) && !CS.Refused)
+                    CS.Notes.push_back(
+                        {"drops the check of " + Call->getDirectCallee()->getNameAsString() +
+                             "'s result (line " +
+                             std::to_string(
+                                 Text.line(Text.expansionOffset(Call->getBeginLoc()).value_or(0))) +
+                             "): a delegated lock does not fail the way a plain one can (the "
+                             "runtime takes the mutex itself), so only the success path remains" +
+                             (Stored ? "; '" + Stored->getNameAsString() +
+                                           "' is set to 0, what a successful lock returns"
+                                     : std::string()),
+                         Call->getBeginLoc()});
             }
             ++Index;
         }
@@ -102,7 +256,7 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
         std::optional<LockOp> Op = Api.classify(Call);
         if (!Op || *Op == LockOp::Unlock || isConditionWait(*Op)) return;
         OtherSite Site;
-        Site.LockName = lockName(Api.mutexOperand(Call, *Op), Ctx);
+        Site.LockName = lockName(Api.mutexOf(Call, *Op), Ctx);
         Site.Loc = Call->getBeginLoc();
         Site.Offset = Text.expansionOffset(Site.Loc).value_or(0);
         std::string Callee = Call->getDirectCallee()->getName().str();
@@ -128,11 +282,18 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
                     refuse("the lock call is not a statement of a block (it is the body of an "
                            "if, loop or label)",
                            Site.Loc);
-            else
+            else if (resultUsed(Call))
                 Site.Why =
                     refuse("the result of " + Callee +
                                " is used (a delegated lock cannot fail, so the check would change "
                                "meaning)",
+                           Site.Loc);
+            else
+                // `for (i = 0; i ? (unlock(&m), 0) : (lock(&m), 1); i = 1)`: a synchronized
+                // block macro; its lock and unlock are operands of expressions.
+                Site.Why =
+                    refuse("the lock is taken inside an expression" +
+                               macroNote(Call->getBeginLoc()) + ", not as a statement of a block",
                            Site.Loc);
         }
         Others.push_back(std::move(Site));
@@ -141,19 +302,20 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
 
 CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt *Block,
                                      unsigned LockIndex, const CallExpr *LockCall,
-                                     const Stmt *LockStmtNode) {
+                                     const Stmt *LockStmtNode, unsigned Skip) {
     CriticalSection CS;
     CS.Function = Fn;
     CS.Block = Block;
     CS.LockIndex = LockIndex;
+    CS.FirstIndex = LockIndex + 1 + Skip;
     CS.LockCall = LockCall;
-    CS.Mutex = Api.mutexOperand(LockCall, LockOp::Lock);
+    CS.Mutex = Api.mutexOf(LockCall, LockOp::Lock);
     CS.LockName = lockName(CS.Mutex, Ctx);
     CS.LockOffset = Text.expansionOffset(LockCall->getBeginLoc()).value_or(0);
     SourceLocation Where = LockCall->getBeginLoc();
 
     std::optional<unsigned> Last;
-    for (unsigned K = LockIndex + 1; K < Block->size(); ++K) {
+    for (unsigned K = CS.FirstIndex; K < Block->size(); ++K) {
         const Stmt *S = Block->body_begin()[K];
         // `out: pthread_mutex_unlock(&m);`, the end of the `goto out` error-path idiom: the
         // label (or several) stays at the end of the outlined body, so the section's gotos to
@@ -180,11 +342,12 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
                                     Unlock->getBeginLoc());
                 return CS;
             }
+            if (!noteEffects(CS, Api.asOperationStatement(Unlock), *CS.FinalUnlock)) return CS;
             break;
         }
         std::vector<const CallExpr *> Unlocks;
         collectCalls(S, LockOp::Unlock, CS.Mutex, Unlocks);
-        if (!Unlocks.empty() && !fallsThrough(S, CS.Mutex)) {
+        if (!Unlocks.empty() && !fallsThrough(S, &CS.Mutex)) {
             Last = K;
             break;
         }
@@ -196,21 +359,32 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
         return CS;
     }
     CS.LastIndex = *Last;
+    CS.EndsByExit = !CS.FinalUnlock && !fallsThrough(Block->body_begin()[*Last], nullptr);
 
     CS.Labelled = LockStmtNode != Block->body_begin()[LockIndex];
     std::optional<TextRange> LockStmt =
         operationRange(LockStmtNode, CS.Labelled ? parent(LockStmtNode) : Block);
     std::optional<TextRange> LastStmt =
         CS.FinalUnlock ? CS.FinalUnlock : Text.statement(Block->body_begin()[*Last]);
+    if (LockStmt && Skip) {
+        // The dropped check is part of the lock statement.
+        std::optional<TextRange> Check = Text.statement(Block->body_begin()[CS.FirstIndex - 1]);
+        if (Check)
+            LockStmt->End = Check->End;
+        else
+            LockStmt.reset();
+    }
     if (!LockStmt || !LastStmt || LastStmt->End <= LockStmt->End) {
         CS.Refused = refuse("the critical section is written inside a macro expansion", Where);
         return CS;
     }
     CS.Whole = {LockStmt->Begin, LastStmt->End};
     CS.Body = {LockStmt->End, LastStmt->End};
-    for (unsigned K = LockIndex + 1; K <= *Last; ++K) {
+    for (unsigned K = CS.FirstIndex; K <= *Last; ++K) {
         const Stmt *S = Block->body_begin()[K];
-        std::optional<TextRange> R = K == *Last ? LastStmt : Text.statement(S);
+        // A statement that a macro spells with its own `;` (`APPEND_STAT(...);`) counts as
+        // that macro use, provided nothing else comes from the same expansion.
+        std::optional<TextRange> R = K == *Last ? LastStmt : operationRange(S, Block);
         if (R && isa<NullStmt>(S)) continue;
         if (!R || !CS.Whole.contains(*R) || R->Begin < LockStmt->End ||
             (K < *Last && R->End > LastStmt->Begin)) {
@@ -221,20 +395,73 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
     }
 
     std::vector<const CallExpr *> Relocks;
-    for (unsigned K = LockIndex + 1; K <= *Last; ++K)
+    for (unsigned K = CS.FirstIndex; K <= *Last; ++K)
         collectCalls(Block->body_begin()[K], LockOp::Lock, CS.Mutex, Relocks);
     if (!Relocks.empty()) {
         CS.Refused = refuse("the lock is released and taken again inside the critical section",
                             Relocks.front()->getBeginLoc());
         return CS;
     }
+    // A declared wrapper stands for the lock or unlock of its first argument only when that
+    // is all it does (wrapper_not_a_mutex.c, unlock_wrapper_with_effects.c).
+    std::vector<const CallExpr *> Operations{LockCall};
+    for (unsigned K = CS.FirstIndex; K <= *Last; ++K)
+        collectCalls(Block->body_begin()[K], LockOp::Unlock, CS.Mutex, Operations);
+    for (const CallExpr *Call : Operations)
+        if (std::optional<std::string> Problem = Api.wrapperProblem(Call)) {
+            CS.Refused = refuse(*Problem, Call->getBeginLoc());
+            return CS;
+        }
     findExits(CS);
+    if (!CS.Refused) checkDirectives(CS);
     return CS;
+}
+
+bool SectionFinder::noteEffects(CriticalSection &CS, const CallExpr *Unlock, TextRange Statement) {
+    const FunctionDecl *Wrapper = Unlock ? Api.unlockEffects(Unlock) : nullptr;
+    if (!Wrapper) return true;
+    // The copy of its statements goes before the section's function, so the wrapper must be
+    // defined in this file before that function (all it uses is declared there).
+    std::optional<unsigned> End = Text.offset(Wrapper->getEndLoc());
+    std::optional<unsigned> FunctionAt = Text.expansionOffset(CS.Function->getBeginLoc());
+    if (!End || !FunctionAt || *End >= *FunctionAt) {
+        CS.Refused = refuse("unlock wrapper '" + Wrapper->getNameAsString() +
+                                "' does more than unlock its first argument, and its definition "
+                                "is not written in this file before '" +
+                                CS.Function->getNameAsString() + "'",
+                            Unlock->getBeginLoc());
+        return false;
+    }
+    CS.EffectsUnlocks.push_back({Statement, Unlock, Wrapper});
+    return true;
+}
+
+void SectionFinder::checkDirectives(CriticalSection &CS) const {
+    // The section's text moves into the outlined function and each exit's tail to the call
+    // site: a directive in them must move along whole (`#ifdef X` .. `#endif` around the lock
+    // and again around the unlock would be cut in two).
+    std::vector<TextRange> Moved{CS.Whole};
+    for (const Exit &E : CS.Exits)
+        Moved.push_back(E.Tail ? *E.Tail : E.Removed);
+    for (const TextRange &R : Moved)
+        if (auto Directive = Text.immovableDirective(R)) {
+            std::string Line = std::to_string(Text.line(Directive->first));
+            bool Conditional = Directive->second != "#define" && Directive->second != "#undef" &&
+                               Directive->second != "#include";
+            CS.Refused =
+                refuse(Conditional
+                           ? "a preprocessor conditional (" + Directive->second + " at line " +
+                                 Line + ") crosses the boundary of the critical section"
+                           : "contains a preprocessor directive (" + Directive->second +
+                                 " at line " + Line + ") that would move with the critical section",
+                       Text.sourceManager().getComposedLoc(Text.file(), Directive->first));
+            return;
+        }
 }
 
 void SectionFinder::findExits(CriticalSection &CS) {
     std::vector<const CallExpr *> Unlocks;
-    for (unsigned K = CS.LockIndex + 1; K <= CS.LastIndex; ++K) {
+    for (unsigned K = CS.FirstIndex; K <= CS.LastIndex; ++K) {
         const Stmt *S = CS.Block->body_begin()[K];
         if (K == CS.LastIndex && CS.FinalUnlock) break;
         collectCalls(S, LockOp::Unlock, CS.Mutex, Unlocks);
@@ -254,9 +481,20 @@ void SectionFinder::findExits(CriticalSection &CS) {
                 Node = P;
                 P = parent(P);
             }
-        // `l: pthread_mutex_unlock(&m);`: the label stays in the body, before `return N;`.
+        // `#define UNLOCK_RETURN(m, v) do { pthread_mutex_unlock(m); return (v); } while (0)`:
+        // the macro's use is the exit, and what follows the unlock in it runs in the caller.
+        std::string Jump;
+        if (const DoStmt *Do = unlockAndLeaveMacro(Node, P, Jump)) {
+            Node = Do;
+            P = parent(Do);
+        } else if (!Jump.empty()) {
+            CS.Refused = refuse(Jump, Unlock->getBeginLoc());
+            return;
+        }
+        // `l: pthread_mutex_unlock(&m);`, `default: pthread_mutex_unlock(&m);`: the label
+        // stays in the body, before `return N;`.
         const Stmt *Top = Node, *TopParent = P;
-        while (TopParent && isa<LabelStmt>(TopParent)) {
+        while (TopParent && isa<LabelStmt, SwitchCase>(TopParent)) {
             Top = TopParent;
             TopParent = parent(TopParent);
         }
@@ -271,6 +509,7 @@ void SectionFinder::findExits(CriticalSection &CS) {
                 refuse("the unlock is written inside a macro expansion", Unlock->getBeginLoc());
             return;
         }
+        if (!noteEffects(CS, Unlock, *NodeRange)) return;
         for (const Exit &Other : CS.Exits)
             if (Other.Removed.contains(NodeRange->Begin)) {
                 CS.Refused =
@@ -280,12 +519,24 @@ void SectionFinder::findExits(CriticalSection &CS) {
 
         Exit E;
         E.Removed = *NodeRange;
-        bool Terminated = false;
+        bool Terminated = !Jump.empty();
+        if (Terminated) {
+            // The macro use is the tail for what it names (hoists, labels, gotos); the call
+            // site runs the printed statements. What follows it in its block stays in the
+            // section: dead code, or labels reached with the lock held.
+            E.Tail = *NodeRange;
+            E.Jump = Jump;
+        }
         const Stmt *Cur = Top;
-        if (const auto *Block = dyn_cast<CompoundStmt>(TopParent); Block && Block != CS.Block) {
+        if (const auto *Block = dyn_cast<CompoundStmt>(TopParent);
+            Block && Block != CS.Block && !Terminated) {
             auto It = std::find(Block->body_begin(), Block->body_end(), Top);
             std::optional<TextRange> TailRange;
             for (auto Next = It + 1; Next != Block->body_end(); ++Next) {
+                // After a tail that leaves, a case or goto label starts code that other paths
+                // reach with the lock held (`case 2: unlock; return -2; default: ...`): it
+                // stays in the section.
+                if (Terminated && isa<SwitchCase, LabelStmt>(*Next)) break;
                 std::optional<TextRange> R = Text.statement(*Next);
                 if (!R) {
                     CS.Refused = refuse("code after the unlock is written inside a macro expansion",
@@ -304,7 +555,7 @@ void SectionFinder::findExits(CriticalSection &CS) {
         }
         while (!Terminated) {
             const Stmt *Up = (Cur == Top) ? TopParent : parent(Cur);
-            if (Up && isa<IfStmt, LabelStmt>(Up)) {
+            if (Up && isa<IfStmt, LabelStmt, SwitchCase>(Up)) {
                 Cur = Up;
                 continue;
             }

@@ -29,18 +29,45 @@ class SectionFinder {
 
     /// Whether control can reach the end of S normally, and, when `Released` is given,
     /// without passing an unlock of that mutex.
-    bool fallsThrough(const clang::Stmt *S, const clang::Expr *Released) const;
+    bool fallsThrough(const clang::Stmt *S, const MutexRef *Released) const;
 
   private:
     CriticalSection build(const clang::FunctionDecl *Fn, const clang::CompoundStmt *Block,
                           unsigned LockIndex, const clang::CallExpr *LockCall,
-                          const clang::Stmt *LockStmtNode);
+                          const clang::Stmt *LockStmtNode, unsigned Skip = 0);
     void findExits(CriticalSection &CS);
-    bool isOperationOn(const clang::Stmt *S, LockOp Op, const clang::Expr *Mutex) const;
-    void collectCalls(const clang::Stmt *S, LockOp Op, const clang::Expr *Mutex,
+    /// Records an unlock by a wrapper with effects (LockApi::unlockEffects), or refuses CS
+    /// when that wrapper's statements cannot be copied before the section's function.
+    bool noteEffects(CriticalSection &CS, const clang::CallExpr *Unlock, TextRange Statement);
+    /// Refuses CS when a preprocessor directive would be cut apart or moved by the rewrite.
+    void checkDirectives(CriticalSection &CS) const;
+    bool isOperationOn(const clang::Stmt *S, LockOp Op, MutexRef Mutex) const;
+    void collectCalls(const clang::Stmt *S, LockOp Op, MutexRef Mutex,
                       std::vector<const clang::CallExpr *> &Out) const;
     const clang::Stmt *parent(const clang::Stmt *S) const;
-    /// The range of a statement that performs a mutex operation, also when a macro spells it
+    /// `if (E) fail;` or `if (E != 0) fail;` (no else, no label in the branch): E.
+    const clang::Expr *failureTest(const clang::Stmt *S) const;
+    /// `if (pthread_mutex_lock(&m) != 0) fail;`: the lock call. A delegated lock does not fail
+    /// that way: the whole statement starts a section and the branch is dropped, with a note.
+    const clang::CallExpr *checkedLock(const clang::Stmt *S) const;
+    /// `rc = pthread_mutex_lock(&m);` or `int rc = ...;` (rc a local integer): the lock call,
+    /// and rc in Var. The section starts there (with the check `if (rc) fail;` right after it,
+    /// when there is one); the call site sets rc to 0.
+    const clang::CallExpr *storedLock(const clang::Stmt *S, const clang::VarDecl *&Var) const;
+    /// The call site's `rc = 0;` (or `int rc = 0;`) for a stored lock result.
+    void storeSuccess(CriticalSection &CS, const clang::Stmt *LockStmt, const clang::VarDecl *Var);
+    /// The unlock Node (in P) is the first statement of a macro's `do { unlock; return v; }
+    /// while (0)` followed only by return or goto: that do statement, with the printed
+    /// statements after the unlock in Jump. Nothing, with Jump set to a reason, when other
+    /// code follows the unlock in such a macro.
+    const clang::DoStmt *unlockAndLeaveMacro(const clang::Stmt *Node, const clang::Stmt *P,
+                                             std::string &Jump) const;
+    /// Whether the value a lock call returns is used (not discarded by `(void)`, a statement
+    /// or the left operand of a comma).
+    bool resultUsed(const clang::CallExpr *Call) const;
+    /// " (in macro 'M')" when Loc comes from the expansion of macro M, else "".
+    std::string macroNote(clang::SourceLocation Loc) const;
+    /// The range of a statement (a mutex operation or another), also when a macro spells it
     /// with its own `;`, provided no sibling statement comes from the same expansion.
     std::optional<TextRange> operationRange(const clang::Stmt *S, const clang::Stmt *Parent) const;
     Refusal refuse(std::string Reason, clang::SourceLocation Loc) const {

@@ -38,6 +38,37 @@ void SourceText::takeFollowingSemicolon(TextRange &R) const {
     }
 }
 
+std::optional<std::pair<unsigned, std::string>> SourceText::immovableDirective(TextRange R) const {
+    // The raw lexer stops at a NUL, not at its end pointer: lex a terminated copy of R, whose
+    // locations are then offsets from R.Begin.
+    std::string Copy = text(R).str();
+    Lexer Raw(SM.getLocForStartOfFile(File), LO, Copy.c_str(), Copy.c_str(),
+              Copy.c_str() + Copy.size());
+    std::vector<std::pair<unsigned, std::string>> Open; // #if.. not yet closed inside R
+    Token Tok;
+    for (Raw.LexFromRawLexer(Tok); Tok.isNot(tok::eof); Raw.LexFromRawLexer(Tok)) {
+        if (Tok.isNot(tok::hash) || !Tok.isAtStartOfLine()) continue;
+        unsigned At = R.Begin + SM.getFileOffset(Tok.getLocation());
+        Token Name;
+        Raw.LexFromRawLexer(Name);
+        if (Name.isNot(tok::raw_identifier)) continue;
+        std::string Directive = Name.getRawIdentifier().str();
+        if (Directive == "if" || Directive == "ifdef" || Directive == "ifndef") {
+            Open.push_back({At, "#" + Directive});
+        } else if (Directive == "elif" || Directive == "else" || Directive == "elifdef" ||
+                   Directive == "elifndef") {
+            if (Open.empty()) return std::make_pair(At, "#" + Directive);
+        } else if (Directive == "endif") {
+            if (Open.empty()) return std::make_pair(At, "#" + Directive);
+            Open.pop_back();
+        } else if (Directive == "define" || Directive == "undef" || Directive == "include") {
+            return std::make_pair(At, "#" + Directive);
+        }
+    }
+    if (!Open.empty()) return Open.front();
+    return std::nullopt;
+}
+
 std::optional<TextRange> SourceText::expansionOf(const Stmt *S) const {
     SourceLocation Begin = S->getBeginLoc(), End = S->getEndLoc();
     if (!Begin.isMacroID() || !End.isMacroID()) return std::nullopt;

@@ -48,6 +48,12 @@ class SourceText {
     /// Offset of an expansion location (macro invocations count as their invocation).
     std::optional<unsigned> expansionOffset(clang::SourceLocation Loc) const;
 
+    /// The first preprocessor directive in R that cannot move with R's text: a conditional
+    /// (#if, #ifdef, #ifndef, #elif, #else, #endif) that does not pair up inside R, or a
+    /// #define, #undef or #include (moving it would change which code it applies to). Its
+    /// offset and name.
+    std::optional<std::pair<unsigned, std::string>> immovableDirective(TextRange R) const;
+
     llvm::StringRef code() const { return Code; }
     llvm::StringRef text(TextRange R) const { return Code.slice(R.Begin, R.End); }
     /// 1-based line of an offset.

@@ -1,28 +1,50 @@
-// Case 6: the lock call's result is used. A delegated lock cannot fail that way, so the
-// section is refused rather than silently dropping the check; file byte-identical.
+// Case 6: the lock call's result used as a value where the rewriter cannot give it the value of
+// a successful lock: stored in a file-scope variable, assigned inside a condition, checked by a
+// branch that holds a label. Refused rather than silently dropping the check; file
+// byte-identical. (`if (pthread_mutex_lock(&m) != 0) fail;` and `rc = pthread_mutex_lock(&m);
+// if (rc) fail;` with a local rc convert with a note: lock-result-checked.c.)
 // RUN: %rcl-rewrite --all %s -- %rcl_cflags > %t.c 2> %t.err
 // RUN: cmp %s %t.c
 // RUN: FileCheck %s < %t.err
 #include <pthread.h>
-#include <stdlib.h>
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static int v;
 
-void checked(void)
+// Stored where the call site could not set it (a file-scope variable), or assigned inside the
+// condition.
+int status;
+int stored_global(void)
 {
-    if (pthread_mutex_lock(&m) != 0)
-        abort();
-    // CHECK: lock-result-used-refused.c:[[@LINE-2]]:9: rcl: cannot convert critical section: the result of pthread_mutex_lock is used
-    v++;
+    status = pthread_mutex_lock(&m);
+    // CHECK: lock-result-used-refused.c:[[@LINE-1]]:14: rcl: cannot convert critical section: the result of pthread_mutex_lock is used
+    v += status;
     pthread_mutex_unlock(&m);
+    return status;
 }
 
-int stored(void)
+int assigned_in_condition(void)
 {
-    int err = pthread_mutex_lock(&m);
-    // CHECK: lock-result-used-refused.c:[[@LINE-1]]:15: rcl: cannot convert critical section: the result of pthread_mutex_lock is used
-    v += err;
+    int rc;
+    if ((rc = pthread_mutex_lock(&m)) != 0)
+        return rc;
+    // CHECK: lock-result-used-refused.c:[[@LINE-2]]:15: rcl: cannot convert critical section: the result of pthread_mutex_lock is used
+    v++;
     pthread_mutex_unlock(&m);
-    return err;
+    return 0;
+}
+
+// The failure branch holds a label that a goto elsewhere reaches: it cannot be dropped.
+int labelled(int n)
+{
+    if (n < 0)
+        goto bad;
+    if (pthread_mutex_lock(&m) != 0) {
+    bad:
+        return -1;
+    }
+    // CHECK: lock-result-used-refused.c:[[@LINE-4]]:9: rcl: cannot convert critical section: the result of pthread_mutex_lock is used
+    v++;
+    pthread_mutex_unlock(&m);
+    return 0;
 }

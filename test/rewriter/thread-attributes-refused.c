@@ -1,0 +1,63 @@
+// Calls that act on the calling thread would act on the server: renaming it (prctl
+// PR_SET_NAME, pthread_setname_np(pthread_self())), its CPU affinity, its priority, its thread
+// id (gettid, syscall(SYS_gettid)) and its signal mask (sigprocmask, sigsuspend). Refused
+// (/work/shared/cases/thread_rename_in_section.c was converted and renamed the server); the
+// file stays byte-identical.
+// RUN: %rcl-rewrite --all %s -- %rcl_cflags > %t.c 2> %t.err
+// RUN: cmp %s %t.c
+// RUN: FileCheck %s < %t.err
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static pthread_mutex_t title_lock = PTHREAD_MUTEX_INITIALIZER;
+static char title[16];
+static long v;
+
+void set_title(const char *t)
+{
+    pthread_mutex_lock(&title_lock);
+    snprintf(title, sizeof title, "%s", t);
+    prctl(PR_SET_NAME, title);
+    // CHECK: thread-attributes-refused.c:[[@LINE-1]]:5: rcl: cannot convert critical section: acts on the calling thread (prctl), which would be the server
+    pthread_mutex_unlock(&title_lock);
+}
+
+void attributes(cpu_set_t *cpus, sigset_t *set)
+{
+    pthread_mutex_lock(&title_lock);
+    pthread_setname_np(pthread_self(), title);
+    // CHECK: thread-attributes-refused.c:[[@LINE-1]]:24: rcl: cannot convert critical section: depends on the calling thread's identity
+    pthread_mutex_unlock(&title_lock);
+    pthread_mutex_lock(&title_lock);
+    v = sched_setaffinity(0, sizeof *cpus, cpus);
+    // CHECK: thread-attributes-refused.c:[[@LINE-1]]:9: rcl: cannot convert critical section: acts on the calling thread (sched_setaffinity), which would be the server
+    pthread_mutex_unlock(&title_lock);
+    pthread_mutex_lock(&title_lock);
+    v = setpriority(PRIO_PROCESS, 0, 1);
+    // CHECK: thread-attributes-refused.c:[[@LINE-1]]:9: rcl: cannot convert critical section: acts on the calling thread (setpriority), which would be the server
+    pthread_mutex_unlock(&title_lock);
+    pthread_mutex_lock(&title_lock);
+    v = gettid();
+    // CHECK: thread-attributes-refused.c:[[@LINE-1]]:9: rcl: cannot convert critical section: depends on the calling thread's identity
+    pthread_mutex_unlock(&title_lock);
+    pthread_mutex_lock(&title_lock);
+    v = syscall(SYS_gettid);
+    // CHECK: thread-attributes-refused.c:[[@LINE-1]]:9: rcl: cannot convert critical section: depends on the calling thread's identity
+    pthread_mutex_unlock(&title_lock);
+    pthread_mutex_lock(&title_lock);
+    sigprocmask(SIG_BLOCK, set, NULL);
+    // CHECK: thread-attributes-refused.c:[[@LINE-1]]:5: rcl: cannot convert critical section: changes or uses the calling thread's signal state
+    pthread_mutex_unlock(&title_lock);
+    pthread_mutex_lock(&title_lock);
+    v = sigsuspend(set);
+    // CHECK: thread-attributes-refused.c:[[@LINE-1]]:9: rcl: cannot convert critical section: changes or uses the calling thread's signal state
+    pthread_mutex_unlock(&title_lock);
+}
+// CHECK: rcl: summary: 0 converted, 8 refused

@@ -9,6 +9,10 @@
 // RUN: %cc %t.c -o %t.rcl %rcl_libs
 // RUN: env RCL_MODE=local %t.rcl > %t.local.out
 // RUN: diff %t.orig.out %t.local.out
+// RUN: %t.rcl > %t.delegate.out
+// RUN: diff %t.orig.out %t.delegate.out
+// RUN: env RCL_MODE=adaptive RCL_ADAPTIVE_FLIP=1 %t.rcl > %t.adaptive.out
+// RUN: diff %t.orig.out %t.adaptive.out
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>

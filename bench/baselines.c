@@ -30,7 +30,9 @@
  *   return values are 32-bit here (the paper's are 64-bit with 7 per line; our critical
  *   sections return int, which lets 15 share a line as the paper's grouping describes).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "baselines.h"
 
 #include "arch.h"

@@ -20,9 +20,12 @@ def fail(msg):
     sys.exit(1)
 
 
-for f in ["report.md", "results.csv", "raw.csv", "probes.json", "machine.json", "stderr.log",
-          "oversub_throughput.svg", "oversub_p99.svg", "oversub_cpu.svg", "contention.svg",
-          "asymmetry.svg"]:
+# The plots need python3-matplotlib; without it the report must say so instead.
+report = open(os.path.join(out, "report.md")).read()
+plots = [] if "(matplotlib missing" in report else [
+    "oversub_throughput.svg", "oversub_p99.svg", "oversub_cpu.svg", "contention.svg",
+    "asymmetry.svg"]
+for f in ["results.csv", "raw.csv", "probes.json", "machine.json", "stderr.log"] + plots:
     if not os.path.isfile(os.path.join(out, f)):
         fail("missing " + f)
 print("files: present")
@@ -76,12 +79,11 @@ print("probes: rcl, ffwd and ccsynch capacity measured")
 log = open(os.path.join(out, "stderr.log")).read()
 if "self-check failed" in log or "failed" in log:
     fail("a configuration failed:\n" + log)
-report = open(os.path.join(out, "report.md")).read()
 for phrase in ["## Machine", "EMULATED", "not energy", "## Reading of the research claims",
                "LibASL", "MUTEXEE", "CST", "Parallelism-aware", "FAILURES"]:
     if (phrase in report) != (phrase != "FAILURES"):
         fail("report.md: '%s' %s" % (phrase, "missing" if phrase != "FAILURES" else "present"))
-for svg in ["oversub_throughput.svg", "asymmetry.svg"]:
+for svg in plots:
     if "<svg" not in open(os.path.join(out, svg)).read(2000):
         fail(svg + " is not an SVG")
 print("report: machine, emulated label, proxy label, readings, plots; no failure")

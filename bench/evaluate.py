@@ -146,11 +146,12 @@ def plots(results, out):
                               ("cpu_s_per_mop", "CPU-seconds per million CS (proxy)",
                                "oversub_cpu")]:
         fig, ax = plt.subplots(figsize=(7, 4.5))
-        for lock in LOCKS:
+        for i, lock in enumerate(LOCKS):  # 11 locks: tab20's colours, and markers, stay distinct
             pts = sorted((int(r["threads"]), num(r, col)) for r in over if r["lock"] == lock)
             pts = [(t, v) for t, v in pts if v is not None and v > 0]
             if pts:
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=lock)
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="osD^v<>ph*X"[i],
+                        color=plt.cm.tab20.colors[(2 * i) % 20 + (i >= 10)], label=lock)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("threads (on %d CPUs)" % len(os.sched_getaffinity(0)))
@@ -180,7 +181,7 @@ def plots(results, out):
         bars(ax1, ASYM_LOCKS, [("symmetric", col("asym-symmetric", "throughput_ops_s")),
                                ("CPU 0 little (x%d, emulated)" % SLOWDOWN,
                                 col("asym-emulated", "throughput_ops_s"))],
-             "critical sections / s", "%s threads: throughput" % threads)
+             "critical sections / s", "%s threads: symmetric vs emulated" % threads)
         bars(ax2, ASYM_LOCKS, [("big callers", col("asym-emulated", "big_p99_ns")),
                                ("little callers", col("asym-emulated", "little_p99_ns"))],
              "p99 latency (ns)", "emulated big/little: p99 per core class")

@@ -7,7 +7,7 @@ Runs, in one sitting, interleaved round by round (each round runs every lock onc
   contention   2 threads, every lock, delay x cache lines
   oversub      threads 1..16 on this machine's CPUs, every lock: throughput, p99, CPU time
   asym         emulated big/little (--little 0 --slowdown 4) next to the same run symmetric
-Each figure is the median over the rounds (5 by default, 1 with --quick). Writes to DIR:
+Each figure is the median over the rounds (5 by default, 1 with --quick). Writes to OUT:
 raw.csv (every round), results.csv (medians), probes.json, machine.json, *.svg plots and
 report.md. Exits 1 when a configuration failed (a self-check included); the failures are
 listed in the report and on stderr.
@@ -349,14 +349,16 @@ def report(out, info, probes, results, made, failures, args, rounds):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="bench/run.sh", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true",
                     help="1 round of 0.1 s runs and fewer configurations (about a minute)")
-    ap.add_argument("-o", "--out", default="bench-results", help="output folder")
-    ap.add_argument("--build", default="build", help="the build folder (with bench/)")
+    ap.add_argument("-o", "--out", help="output folder (default BUILD/bench-results)")
+    ap.add_argument("--build", default="build", help="the build folder, with bench/ built in it (default build)")
     ap.add_argument("--rounds", type=int, help="rounds per configuration (default 5, quick 1)")
     args = ap.parse_args()
     rounds = args.rounds or (1 if args.quick else 5)
+    args.out = args.out or os.path.join(args.build, "bench-results")
     micro = os.path.join(args.build, "bench", "rcl-bench-micro")
     probes_bin = os.path.join(args.build, "bench", "rcl-bench-probes")
     for b in (micro, probes_bin):

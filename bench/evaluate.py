@@ -387,8 +387,9 @@ def main():
             print("[%d/%d] round %d/%d: %s (%.0f s so far)"
                   % (step, steps, rnd, rounds, name, time.time() - started), flush=True)
             p = run([micro] + extra, log)
-            for line in p.stderr.splitlines():
-                if "failed" in line:
+            for line in p.stderr.splitlines():  # the micro's own failure lines, not rcl warnings
+                if "self-check failed" in line or (line.startswith("rcl-bench-micro:")
+                                                   and line.endswith("failed")):
                     failures.append("%s round %d: %s" % (name, rnd, line.strip()))
             if p.returncode and not any(name in f for f in failures):
                 failures.append("%s round %d: rcl-bench-micro exited %d"

@@ -497,7 +497,7 @@ int main(int argc, char **argv) {
             cfg.slowdown = atof(v), i++;
             if (!(cfg.slowdown >= 1 && cfg.slowdown <= 100)) nthreads = -1;
         } else if (v && !strcmp(a, "--mutexee-spin-ns")) {
-            long n[1];
+            long n[1] = {0};
             if (parse_list(v, n, 1, 0, 100000000) != 1) nthreads = -1;
             cfg.mutexee_spin_ns = (uint64_t)n[0], i++;
         } else if (v && !strcmp(a, "--seconds")) {

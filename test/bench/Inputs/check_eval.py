@@ -77,7 +77,8 @@ for k in ["server_cycles_per_request", "ffwd_server_cycles_per_request",
 print("probes: rcl, ffwd and ccsynch capacity measured")
 
 log = open(os.path.join(out, "stderr.log")).read()
-if "self-check failed" in log or "failed" in log:
+if "self-check failed" in log or any(l.startswith("rcl-bench-micro:") and l.endswith("failed")
+                                    for l in log.splitlines()):
     fail("a configuration failed:\n" + log)
 for phrase in ["## Machine", "EMULATED", "not energy", "## Reading of the research claims",
                "LibASL", "MUTEXEE", "CST", "Parallelism-aware", "FAILURES"]:

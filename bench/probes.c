@@ -6,6 +6,10 @@
  *   delegate     round trip of an empty delegated critical section, one client (rcl_delegate)
  *   capacity     one driver thread keeps K mailboxes of one server full, so the server never
  *                waits: server time per request, in ns and TSC cycles
+ *   ffwd         the same capacity probe against ffwd's server (bench/baselines.c: K request
+ *                lines, answers in shared response lines), on the same server CPU
+ *   ccsynch      two threads (client CPU, server CPU) run empty critical sections through
+ *                CC-Synch: the combiner's cycles per request it runs, and requests per round
  *   futex-wake   latency from FUTEX_WAKE to the woken thread running (what a parked client
  *                pays; the client spin budget RCL_SPIN_NS is chosen from it)
  *   cond-handoff two threads pass a turn back and forth through one mutex and condition
@@ -19,6 +23,8 @@
  * The client runs on --client-cpu, the server on --server-cpu (RCL_SERVER_CPUS is set to it).
  */
 #include "internal.h"
+
+#include "baselines.h"
 
 #include <sched.h>
 #include <stdio.h>
@@ -142,6 +148,75 @@ static double probe_capacity(void) {
     return ns;
 }
 
+/* ---------------------------------------------------------------- ffwd's server capacity */
+
+static double probe_ffwd_capacity(double *idle_share) {
+    struct bl_ffwd f;
+    int slot[1024];
+    if (bl_ffwd_start(&f, capacity_slots, server_cpu)) {
+        fprintf(stderr, "rcl-bench-probes: cannot start the ffwd server\n");
+        exit(1);
+    }
+    for (int i = 0; i < capacity_slots; i++)
+        slot[i] = bl_ffwd_client_open(&f);
+    const uint64_t n = 2000000;
+    uint64_t done = 0;
+    for (int i = 0; i < capacity_slots; i++)
+        bl_ffwd_post(&f, slot[i], empty_cs, NULL);
+    uint64_t t0 = rcl_now_ns();
+    while (done < n)
+        for (int i = 0; i < capacity_slots; i++)
+            if (bl_ffwd_answered(&f, slot[i], NULL)) {
+                done++;
+                bl_ffwd_post(&f, slot[i], empty_cs, NULL);
+            }
+    double ns = (double)(rcl_now_ns() - t0) / (double)done;
+    for (int i = 0; i < capacity_slots; i++)
+        while (!bl_ffwd_answered(&f, slot[i], NULL))
+            rcl_cpu_relax();
+    bl_ffwd_stop(&f);
+    *idle_share = (double)atomic_load(&f.idle_rounds) / (double)atomic_load(&f.served);
+    return ns;
+}
+
+/* ---------------------------------------------------------------- CC-Synch combining */
+
+static struct bl_ccsynch ccsynch;
+struct cc_driver {
+    int cpu, n;
+};
+static void *cc_thread(void *arg) {
+    struct cc_driver *d = arg;
+    struct bl_ccsynch_thread t;
+    pin(d->cpu);
+    if (bl_ccsynch_thread_init(&t)) exit(1);
+    for (int i = 0; i < d->n; i++)
+        bl_ccsynch_apply(&ccsynch, &t, empty_cs, NULL);
+    bl_ccsynch_thread_fini(&t);
+    return NULL;
+}
+
+/* Combiner cycles per request it ran; *per_round: requests per combining round; *ns_per_cs:
+ * wall time per critical section of the two threads together. */
+static double probe_ccsynch(double *per_round, double *ns_per_cs) {
+    const int n = 500000;
+    struct cc_driver d[2] = {{client_cpu, n}, {server_cpu, n}};
+    pthread_t th;
+    if (bl_ccsynch_init(&ccsynch, 6)) exit(1); /* H = 3 x threads, as in the micro */
+    ccsynch.timed = 1;
+    uint64_t t0 = rcl_now_ns();
+    pthread_create(&th, NULL, cc_thread, &d[1]);
+    cc_thread(&d[0]);
+    pthread_join(th, NULL);
+    *ns_per_cs = (double)(rcl_now_ns() - t0) / (2.0 * n);
+    double combined = (double)atomic_load(&ccsynch.combined);
+    *per_round = combined / (double)atomic_load(&ccsynch.rounds);
+    double cycles = (double)atomic_load(&ccsynch.combine_cycles) / combined;
+    bl_ccsynch_destroy(&ccsynch);
+    pin(client_cpu);
+    return cycles;
+}
+
 /* ---------------------------------------------------------------- futex wake latency */
 
 static _Atomic uint32_t fword;
@@ -262,11 +337,13 @@ int main(int argc, char **argv) {
     calibrate_tsc();
     rcl_server_count();
 
-    double pp[101], dg[101], cap[101], fw[101];
+    double pp[101], dg[101], cap[101], fw[101], ff[101], ffi[101], cc[101], ccr[101], ccn[101];
     for (int r = 0; r < reps; r++) {
         pp[r] = probe_pingpong();
         dg[r] = probe_delegate();
         cap[r] = probe_capacity();
+        ff[r] = probe_ffwd_capacity(&ffi[r]);
+        cc[r] = probe_ccsynch(&ccr[r], &ccn[r]);
     }
     double cp[101], c1[101], cr[101];
     for (int r = 0; r < reps; r++) {
@@ -277,7 +354,9 @@ int main(int argc, char **argv) {
     }
     double pingpong = median(pp, reps), delegate = median(dg, reps), capacity = median(cap, reps),
            fwake = median(fw, reps), cond_pthread = median(cp, reps),
-           cond_pthread1 = median(c1, reps), cond_rcl = median(cr, reps);
+           cond_pthread1 = median(c1, reps), cond_rcl = median(cr, reps), ffwd = median(ff, reps),
+           ffwd_idle = median(ffi, reps), cc_cycles = median(cc, reps),
+           cc_round = median(ccr, reps), cc_ns = median(ccn, reps);
     struct rcl_server *srv = rcl__server(0);
     if (json) {
         printf("{\"client_cpu\": %d, \"server_cpu\": %d, \"reps\": %d, \"tsc_per_ns\": %.3f,\n"
@@ -287,11 +366,16 @@ int main(int argc, char **argv) {
                " \"futex_wake_ns\": %.0f, \"cond_handoff_pthread_ns\": %.0f, "
                "\"cond_handoff_pthread_one_cpu_ns\": %.0f, \"cond_handoff_rcl_ns\": %.0f,\n"
                " \"blocking_detector\": %s, "
-               "\"servicing_threads\": %u, \"handovers\": %lu}\n",
+               "\"servicing_threads\": %u, \"handovers\": %lu,\n"
+               " \"ffwd_server_ns_per_request\": %.2f, \"ffwd_server_cycles_per_request\": %.1f, "
+               "\"ffwd_mrequests_s\": %.2f, \"ffwd_idle_rounds_per_request\": %.3f,\n"
+               " \"ccsynch_combiner_cycles_per_request\": %.1f, \"ccsynch_requests_per_round\": "
+               "%.2f, \"ccsynch_ns_per_cs\": %.1f}\n",
                client_cpu, server_cpu, reps, tsc_per_ns, pingpong, delegate, delegate / pingpong,
                capacity_slots, capacity, capacity * tsc_per_ns, 1e3 / capacity, fwake, cond_pthread,
                cond_pthread1, cond_rcl, rcl_rt.cfg.detect_ns ? "true" : "false",
-               atomic_load(&srv->nworkers), (unsigned long)atomic_load(&srv->handovers));
+               atomic_load(&srv->nworkers), (unsigned long)atomic_load(&srv->handovers), ffwd,
+               ffwd * tsc_per_ns, 1e3 / ffwd, ffwd_idle, cc_cycles, cc_round, cc_ns);
         return 0;
     }
     printf("probe                     median of %d   (client CPU %d, server CPU %d)\n", reps,
@@ -304,6 +388,13 @@ int main(int argc, char **argv) {
            capacity, capacity * tsc_per_ns, 1e3 / capacity, capacity_slots);
     printf("  (server idle passes per request during the capacity probe: %.3f)\n",
            capacity_idle_share);
+    printf("ffwd server capacity      %8.2f ns/request = %.1f TSC cycles (%.2f M req/s, %d "
+           "request lines)\n",
+           ffwd, ffwd * tsc_per_ns, 1e3 / ffwd, capacity_slots);
+    printf("  (ffwd server idle rounds per request: %.3f)\n", ffwd_idle);
+    printf("ccsynch combining         %8.1f TSC cycles/request run by the combiner (%.2f per "
+           "round), %.1f ns per CS (2 threads)\n",
+           cc_cycles, cc_round, cc_ns);
     printf("futex wake-up latency     %8.0f ns\n", fwake);
     printf("condition hand-off        %8.0f ns pthread (2 CPUs), %.0f ns pthread (1 CPU), %.0f ns "
            "delegated (rcl_cond_wait)\n",

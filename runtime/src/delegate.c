@@ -139,6 +139,7 @@ struct rcl_client {
 };
 
 static RCL_TLS struct rcl_client *tls_client;
+static RCL_TLS bool tls_forking; /* this thread is in fork(), between prepare and parent/child */
 
 static void client_exit(void *arg) {
     struct rcl_client *c = arg;
@@ -280,8 +281,11 @@ static int on_server(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, 
                      uint64_t *cs_ns) {
     /* A fork is being prepared and the servers are paused: a pthread_atfork prepare handler
      * that runs after ours (registered before the runtime started) may still take a converted
-     * lock; it runs its section itself (mixed mode) instead of waiting for a paused server. */
-    if (__builtin_expect(atomic_load_explicit(&s->fork_hold, memory_order_relaxed), 0))
+     * lock; the forking thread runs its section itself (mixed mode) instead of waiting for a
+     * paused server. Other threads wait: a section they ran locally could hold the mutex at
+     * the fork, which is what pausing the servers avoids. */
+    if (__builtin_expect(atomic_load_explicit(&s->fork_hold, memory_order_relaxed), 0) &&
+        tls_forking)
         return run_locally(lock, fn, ctx);
     struct rcl_server *self = rcl_self_server;
     if (self) {
@@ -345,6 +349,7 @@ __attribute__((noinline)) int rcl_delegate(pthread_mutex_t *lock, rcl_cs_fn fn, 
  * thread of the original program blocked inside it would. */
 static void before_fork(void) {
     pthread_mutex_lock(&rt_init_lock);
+    tls_forking = true;
     if (atomic_load_explicit(&rt_state, memory_order_relaxed) != 2 ||
         rcl_rt.cfg.mode == RCL_MODE_LOCAL)
         return;
@@ -354,6 +359,7 @@ static void before_fork(void) {
 }
 
 static void after_fork_parent(void) {
+    tls_forking = false;
     if (atomic_load_explicit(&rt_state, memory_order_relaxed) == 2 &&
         rcl_rt.cfg.mode != RCL_MODE_LOCAL)
         for (int i = 0; i < rcl_rt.nservers; i++)
@@ -362,6 +368,8 @@ static void after_fork_parent(void) {
 }
 
 static void after_fork_child(void) {
+    tls_forking = false;
+    rcl_pool_after_fork();
     /* Only the forking thread exists: no server, and rt_init_lock may have been held. */
     pthread_mutex_init(&rt_init_lock, NULL);
     rt_generation++;

@@ -292,6 +292,8 @@ RCL_HIDDEN void *rcl_worker_main(void *arg);
 
 /* pool.c */
 RCL_HIDDEN void rcl_pool_start(struct rcl_server *s);
+/* In a forked child, before its servers start. */
+RCL_HIDDEN void rcl_pool_after_fork(void);
 /* Attributes of every thread the runtime starts: detached, asynchronous signals blocked; and
  * what each such thread calls first (the same signals blocked, from inside). */
 RCL_HIDDEN void rcl_runtime_thread_attr(pthread_attr_t *attr);

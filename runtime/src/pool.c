@@ -438,6 +438,10 @@ static void *detector_main(void *arg) {
 
 /* ------------------------------------------------------------------ start */
 
+void rcl_pool_after_fork(void) {
+    barrier_cmd = -1; /* a child registers for membarrier(2) again when its servers start */
+}
+
 void rcl_pool_start(struct rcl_server *s) {
     if (barrier_cmd < 0) barrier_init(); /* under rt_init_lock: start-up is serialised */
     rcl_spin_lock(&s->pool_lock);

@@ -380,10 +380,9 @@ static void after_fork_child(void) {
 }
 
 static void runtime_start(void) {
-    static bool atfork_registered;
-    if (!atfork_registered) {
-        pthread_atfork(before_fork, after_fork_parent, after_fork_child);
-        atfork_registered = true;
+    static bool configured;
+    if (!configured) {
+        configured = true;
         rcl_config_load(&rcl_rt.cfg);
         rcl_placement_init(&rcl_rt.pl, &rcl_rt.cfg);
         rcl_rt.prof_begin = (rcl_prof_cs_begin_fn)dlsym(RTLD_DEFAULT, RCL_PROF_CS_BEGIN_SYMBOL);
@@ -407,8 +406,17 @@ static void runtime_start(void) {
     if (rcl_rt.cfg.lock_servers && rt_generation == 1) assign_by_name(rcl_rt.cfg.lock_servers);
 }
 
+static void register_fork_handlers(void) {
+    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+}
+
 void rcl_runtime_ensure(void) {
     if (__builtin_expect(atomic_load_explicit(&rt_state, memory_order_acquire) == 2, 1)) return;
+    /* The fork handlers exist before anyone holds rt_init_lock: a fork while another thread
+     * starts the runtime waits for it (before_fork takes the lock) instead of leaving the child
+     * a lock held by a thread it does not have. */
+    static pthread_once_t fork_handlers = PTHREAD_ONCE_INIT;
+    pthread_once(&fork_handlers, register_fork_handlers);
     pthread_mutex_lock(&rt_init_lock);
     if (atomic_load_explicit(&rt_state, memory_order_relaxed) != 2) {
         runtime_start();

@@ -227,8 +227,9 @@ struct rcl_server {
 
     /* the blocking detector parks while the poller does (1: parked) */
     _Atomic uint32_t detector_parked;
-    /* the poller paused for a fork (futex; written by the poller, waited on by the forker) */
-    _Atomic uint32_t fork_paused;
+    /* fork (server.c): the generation being prepared (forking thread) and the last one the
+     * poller acknowledged by pausing (futex; poller) */
+    _Atomic uint32_t fork_gen, fork_ack;
     bool fork_locked; /* the forking thread holds pool_lock across fork() (no poller) */
 
     /* nested delegation: the server this one is waiting on (cycle detection) */

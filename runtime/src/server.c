@@ -88,9 +88,10 @@
  * run by servicing threads that lost the polling role (pool.c) need no retry: their worker
  * kicks the server when it answers, so they never shorten the park.
  *
- * Fork (delegate.c's pthread_atfork handlers): the forking thread sets fork_hold and kicks; the
- * poller sees it at the top of its loop -- between two passes, holding no mutex of the program --
- * sets fork_paused and waits until the parent handler clears fork_hold. A server without a
+ * Fork (delegate.c's pthread_atfork handlers): the forking thread bumps fork_gen, sets fork_hold
+ * and kicks; the poller sees it at the top of its loop -- between two passes, holding no mutex
+ * of the program -- acknowledges the generation in fork_ack and waits until the parent handler
+ * clears fork_hold. A server without a
  * poller is held by its pool lock instead (no worker can take the role without it).
  *
  * Nested delegation. A critical section running on server S that delegates lock L:
@@ -412,20 +413,30 @@ void rcl_server_kick(struct rcl_server *s) {
 /* ------------------------------------------------------------------ fork */
 
 /* The poller, between two passes (it holds no mutex of the program), waits while a fork is
- * prepared. fork_paused tells the forking thread; the kick in rcl_server_fork_parent ends it. */
+ * prepared. It acknowledges the fork's generation, not a flag: a poller just leaving the pause
+ * of the previous fork must not pass for paused (it would scan, and could hold a mutex, during
+ * the next fork). It acknowledges again after every wake-up, so a new prepare that finds it
+ * still in this loop gets its own acknowledgement. */
 static void fork_pause(struct rcl_server *s) {
-    atomic_store_explicit(&s->fork_paused, 1, memory_order_seq_cst);
-    rcl_futex_wake(&s->fork_paused, 1);
-    while (atomic_load_explicit(&s->fork_hold, memory_order_acquire))
+    for (;;) {
+        uint32_t gen = atomic_load_explicit(&s->fork_gen, memory_order_acquire);
+        atomic_store_explicit(&s->fork_ack, gen, memory_order_seq_cst);
+        rcl_futex_wake(&s->fork_ack, 1);
+        if (!atomic_load_explicit(&s->fork_hold, memory_order_acquire)) return;
         rcl_futex_wait(&s->fork_hold, 1, 0);
-    atomic_store_explicit(&s->fork_paused, 0, memory_order_relaxed);
+    }
 }
 
 void rcl_server_fork_prepare(struct rcl_server *s) {
-    atomic_store_explicit(&s->fork_hold, 1, memory_order_seq_cst);
+    /* forks are serialised by rt_init_lock (delegate.c): one writer of fork_gen */
+    uint32_t gen = atomic_load_explicit(&s->fork_gen, memory_order_relaxed) + 1;
+    atomic_store_explicit(&s->fork_gen, gen, memory_order_relaxed);
+    atomic_store_explicit(&s->fork_hold, 1, memory_order_seq_cst); /* publishes fork_gen */
     for (;;) {
-        rcl_server_kick(s); /* a parked poller wakes, sees fork_hold, pauses */
-        if (atomic_load_explicit(&s->fork_paused, memory_order_seq_cst)) return;
+        rcl_server_kick(s);               /* a parked poller wakes, sees fork_hold, pauses */
+        rcl_futex_wake(&s->fork_hold, 1); /* one still in fork_pause's wait acknowledges */
+        uint32_t ack = atomic_load_explicit(&s->fork_ack, memory_order_seq_cst);
+        if (ack == gen) return;
         /* No poller (the pool is exhausted): keep it that way across the fork. */
         rcl_spin_lock(&s->pool_lock);
         if (!atomic_load_explicit(&s->poller, memory_order_relaxed)) {
@@ -433,7 +444,7 @@ void rcl_server_fork_prepare(struct rcl_server *s) {
             return;
         }
         rcl_spin_unlock(&s->pool_lock);
-        rcl_futex_wait(&s->fork_paused, 0, 1000000);
+        rcl_futex_wait(&s->fork_ack, ack, 1000000);
     }
 }
 

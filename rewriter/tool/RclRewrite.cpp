@@ -189,9 +189,11 @@ int main(int argc, const char **argv) {
     if (!Names(LockFns, "lock-fn", LockNames) || !Names(UnlockFns, "unlock-fn", UnlockNames))
         return 1;
     if (LockNames.size() != UnlockNames.size()) {
-        errs() << "rcl-rewrite: " << LockNames.size() << " --lock-fn ("
-               << join(LockNames, ", ") << ") but " << UnlockNames.size() << " --unlock-fn ("
-               << join(UnlockNames, ", ")
+        auto List = [](const std::vector<std::string> &Names) {
+            return Names.empty() ? std::string("none") : join(Names, ", ");
+        };
+        errs() << "rcl-rewrite: " << LockNames.size() << " --lock-fn (" << List(LockNames)
+               << ") but " << UnlockNames.size() << " --unlock-fn (" << List(UnlockNames)
                << "): each --lock-fn needs the --unlock-fn at the same position\n";
         return 1;
     }

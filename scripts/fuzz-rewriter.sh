@@ -6,7 +6,8 @@
 #   scripts/fuzz-rewriter.sh stop                          stop it (start resumes it)
 #
 # Each program is checked by test/rewriter/Inputs/csmith-diff.py (which explains what is
-# generated and compared) under `nice -n 19`, RCL_FUZZ_JOBS at a time (default 2). Results go to
+# generated and compared) under `nice -n 19`, RCL_FUZZ_JOBS at a time (default 2), skipping
+# originals that run longer than RCL_FUZZ_TIMEOUT seconds (default 3). Results go to
 # $RCL_FUZZ_DIR (default build/fuzz-rewriter): results.jsonl (one line per seed; seeds already
 # there are skipped, so `start` after `stop` or a reboot resumes), log (one line per program),
 # pid, and work/ with the files of each mismatching program and its reduced case
@@ -19,6 +20,8 @@ BUILD=${RCL_BUILD_DIR:-build}
 DIR=${RCL_FUZZ_DIR:-$BUILD/fuzz-rewriter}
 JOBS=${RCL_FUZZ_JOBS:-2}
 SCRIPT=test/rewriter/Inputs/csmith-diff.py
+PYTHON=/usr/bin/python3   # Debian's
+TIMEOUT=${RCL_FUZZ_TIMEOUT:-3}
 
 running() { [ -f "$DIR/pid" ] && kill -0 "$(cat "$DIR/pid")" 2>/dev/null; }
 
@@ -41,9 +44,9 @@ start)
     fi
     echo "$SEED" > "$DIR/first-seed"
     echo "$COUNT" > "$DIR/count"
-    setsid nohup nice -n 19 python3 "$SCRIPT" --rewrite "$DIR/bin/rcl-rewrite" \
+    setsid nohup nice -n 19 "$PYTHON" "$SCRIPT" --rewrite "$DIR/bin/rcl-rewrite" \
         --include runtime/include --libs "$DIR/bin/librcl.a -lhwloc -pthread" \
-        --count "$COUNT" --seed "$SEED" --timeout 5 --jobs "$JOBS" --reduce \
+        --count "$COUNT" --seed "$SEED" --timeout "$TIMEOUT" --jobs "$JOBS" --reduce \
         --workdir "$DIR/work" --results "$DIR/results.jsonl" >> "$DIR/log" 2>&1 < /dev/null &
     echo $! > "$DIR/pid"
     echo "fuzz-rewriter: started pid $! (seeds $SEED..$((SEED + COUNT - 1)), rcl-rewrite of commit $(cat "$DIR/bin/commit" 2>/dev/null || echo '?')); log: $DIR/log"
@@ -53,7 +56,7 @@ status)
     done=$(wc -l < "$DIR/results.jsonl" 2>/dev/null || echo 0)
     if running; then state="running (pid $(cat "$DIR/pid"))"; else state="not running"; fi
     echo "fuzz-rewriter: $state; $done of $(cat "$DIR/count") programs from seed $(cat "$DIR/first-seed"); rcl-rewrite of commit $(cat "$DIR/bin/commit" 2>/dev/null || echo '?')"
-    python3 "$SCRIPT" --summary --results "$DIR/results.jsonl"
+    "$PYTHON" "$SCRIPT" --summary --results "$DIR/results.jsonl"
     ;;
 stop)
     if running; then

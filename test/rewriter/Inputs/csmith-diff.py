@@ -399,7 +399,9 @@ def summary(results):
     shapes, reasons, skips = collections.Counter(), collections.Counter(), collections.Counter()
     for r in tried:
         shapes.update(r.get("shapes", {}))
-        reasons.update(r.get("reasons", {}))
+        for reason, n in r.get("reasons", {}).items():
+            # By kind: names and line numbers differ from program to program.
+            reasons[re.sub(r"line \d+", "line N", re.sub(r"'[^']*'", "'x'", reason))] += n
     for r in results:
         if r["status"] == "skipped":
             skips[re.sub(r"\d+|:.*", "N", r["why"])] += 1

@@ -381,7 +381,8 @@ def line_for(r):
     if r["status"] == "mismatch":
         line = "seed %d: MISMATCH: %s" % (r["seed"], r["why"])
         if "reduced" in r:
-            line += " (reduced to %d sections: %s)" % (r["reduced_sections"], r["reduced"])
+            line += " (reduced to %d section%s: %s)" % (
+                r["reduced_sections"], "" if r["reduced_sections"] == 1 else "s", r["reduced"])
         return line
     shapes = ", ".join("%s %d" % kv for kv in sorted(r.get("shapes", {}).items()))
     return "seed %d: ok (%d lock pairs, %d converted, %d refused%s)" % (

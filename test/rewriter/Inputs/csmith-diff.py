@@ -22,7 +22,8 @@ rewriter failure or a rewritten file that does not compile is a mismatch too.
 Prints one line per program and a summary; exits 1 on any mismatch. With --results FILE, each
 program's outcome is appended to FILE as one JSON line and seeds already there are skipped
 (a campaign resumes where it stopped); --reduce drops sections one at a time from a
-mismatching program while it still mismatches and keeps p<seed>.reduced.c in the workdir.
+mismatching program while it still mismatches, keeps p<seed>.reduced.c in the workdir, and
+runs the reduced rewritten program under AddressSanitizer to name the kind of fault.
 scripts/fuzz-rewriter.sh runs long campaigns with it.
 """
 import argparse
@@ -330,6 +331,25 @@ class Checker:
         self.clean(tmp, keep_sources=False)
         return keep
 
+    def diagnose(self, base):
+        """The reduced rewritten program under AddressSanitizer (stack use after return
+        included): the kind of its first error, or None."""
+        exe = base + ".asan"
+        rc, _, _ = run([self.args.cc] + self.cflags + ["-fsanitize=address", base + ".reduced.rcl.c",
+                                                       "-o", exe] + self.libs, 120)
+        if rc != 0:
+            return None
+        env = dict(os.environ, ASAN_OPTIONS="detect_stack_use_after_return=1")
+        try:
+            p = subprocess.run([exe], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               timeout=self.args.timeout * 3, text=True, errors="replace", env=env)
+            err = p.stderr
+        except subprocess.TimeoutExpired:
+            err = ""
+        os.unlink(exe)
+        m = re.search(r"ERROR: AddressSanitizer: ([\w-]+)", err)
+        return "AddressSanitizer: " + m.group(1) if m else None
+
     def clean(self, base, keep_sources):
         for ext in (".gen.c", ".c", ".rcl.c", ".json", ".orig", ".rcl"):
             if keep_sources and ext in (".gen.c", ".c", ".rcl.c", ".json"):
@@ -367,7 +387,8 @@ class Checker:
             result.update(status="mismatch", why=mismatch)
             if self.args.reduce:
                 keep = self.reduce(seed, program, base)
-                result.update(reduced=base + ".reduced.c", reduced_sections=len(keep))
+                result.update(reduced=base + ".reduced.c", reduced_sections=len(keep),
+                              diagnosis=self.diagnose(base))
             self.clean(base, keep_sources=True)
         else:
             result.update(status="ok")
@@ -383,6 +404,8 @@ def line_for(r):
         if "reduced" in r:
             line += " (reduced to %d section%s: %s)" % (
                 r["reduced_sections"], "" if r["reduced_sections"] == 1 else "s", r["reduced"])
+        if r.get("diagnosis"):
+            line += "; " + r["diagnosis"]
         return line
     shapes = ", ".join("%s %d" % kv for kv in sorted(r.get("shapes", {}).items()))
     return "seed %d: ok (%d lock pairs, %d converted, %d refused%s)" % (

@@ -60,7 +60,9 @@ status)
     ;;
 stop)
     if running; then
-        kill -- "-$(cat "$DIR/pid")" && echo "fuzz-rewriter: stopped; 'start' resumes"
+        kill -- "-$(cat "$DIR/pid")"
+        for _ in $(seq 50); do running || break; sleep 0.2; done
+        echo "fuzz-rewriter: stopped; 'start' resumes"
     else
         echo "fuzz-rewriter: not running"
     fi

@@ -9,6 +9,7 @@
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CommonOptionsParser.h"
 #include "clang/Tooling/ReplacementsYaml.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -172,13 +173,33 @@ int main(int argc, const char **argv) {
         errs() << toString(Parser.takeError());
         return 1;
     }
-    if (LockFns.size() != UnlockFns.size()) {
-        errs() << "rcl-rewrite: each --lock-fn needs a matching --unlock-fn\n";
+    // Wrapper names are trimmed (`--lock-fn=" q_lock"` names q_lock) and pair in order.
+    auto Names = [](const cl::list<std::string> &List, StringRef Option,
+                    std::vector<std::string> &Out) {
+        for (const std::string &Name : List) {
+            Out.push_back(StringRef(Name).trim().str());
+            if (Out.back().empty()) {
+                errs() << "rcl-rewrite: --" << Option << " needs a function name\n";
+                return false;
+            }
+        }
+        return true;
+    };
+    std::vector<std::string> LockNames, UnlockNames;
+    if (!Names(LockFns, "lock-fn", LockNames) || !Names(UnlockFns, "unlock-fn", UnlockNames))
+        return 1;
+    if (LockNames.size() != UnlockNames.size()) {
+        auto List = [](const std::vector<std::string> &Names) {
+            return Names.empty() ? std::string("none") : join(Names, ", ");
+        };
+        errs() << "rcl-rewrite: " << LockNames.size() << " --lock-fn (" << List(LockNames)
+               << ") but " << UnlockNames.size() << " --unlock-fn (" << List(UnlockNames)
+               << "): each --lock-fn needs the --unlock-fn at the same position\n";
         return 1;
     }
     std::vector<rcl::WrapperPair> Wrappers;
-    for (size_t I = 0; I < LockFns.size(); ++I)
-        Wrappers.push_back({LockFns[I], UnlockFns[I]});
+    for (size_t I = 0; I < LockNames.size(); ++I)
+        Wrappers.push_back({LockNames[I], UnlockNames[I]});
 
     rcl::SelectionOptions Options;
     Options.All = All;

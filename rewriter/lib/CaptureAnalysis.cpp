@@ -724,6 +724,30 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
                 if (U.Offset >= CS.Body.End || inTail(CS, U.Offset)) return true;
             return false;
         };
+        // A variable whose address is taken in the section (`&v`, or an array decaying to a
+        // pointer) may be reached through that address after it -- stored in a hoisted
+        // variable, a global, through a parameter -- so it must outlive the outlined function:
+        // it is hoisted like a variable used after the section. (Found by the differential
+        // campaign: `int *p = &g; int **pp = &p;` with pp used after the unlock left pp
+        // pointing into the outlined function's dead frame.)
+        auto addressTaken = [&](const VarDecl *Var) {
+            bool Taken = false;
+            for (unsigned J = CS.FirstIndex; J <= CS.LastIndex && !Taken; ++J)
+                walk(CS.Block->body_begin()[J], [&](const Stmt *S) {
+                    const Expr *Sub = nullptr;
+                    if (const auto *U = dyn_cast<UnaryOperator>(S);
+                        U && U->getOpcode() == UO_AddrOf)
+                        Sub = U->getSubExpr();
+                    else if (const auto *C = dyn_cast<ImplicitCastExpr>(S);
+                             C && C->getCastKind() == CK_ArrayToPointerDecay)
+                        Sub = C->getSubExpr();
+                    if (!Sub) return;
+                    if (const auto *R = dyn_cast<DeclRefExpr>(Sub->IgnoreParenImpCasts()))
+                        Taken |= R->getDecl()->getCanonicalDecl() == Var->getCanonicalDecl();
+                });
+            return Taken;
+        };
+        auto mustOutlive = [&](const VarDecl *Var) { return usedAfter(Var) || addressTaken(Var); };
         // `int i, j, k;` or `int a[2] = {1, 2};`: nothing in the section can change what such a
         // declaration computes, so it moves whole, before the call site.
         bool AnyUsedAfter = false, MovesWhole = true;
@@ -733,7 +757,7 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
                 MovesWhole = false;
                 continue;
             }
-            AnyUsedAfter |= usedAfter(Var);
+            AnyUsedAfter |= mustOutlive(Var);
             MovesWhole &= !Var->isStaticLocal() && !Var->getType()->isVariablyModifiedType() &&
                           (!Var->hasInit() || Var->getInit()->isConstantInitializer(Ctx, false));
         }
@@ -754,35 +778,36 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
         }
         for (const Decl *D : DS->decls()) {
             const auto *Var = dyn_cast<VarDecl>(D);
-            if (!Var || !usedAfter(Var)) continue;
+            if (!Var || !mustOutlive(Var)) continue;
             std::string Name = Var->getNameAsString();
+            // why it must outlive the section, for the refusals below
+            const bool After = usedAfter(Var);
+            const std::string Is = After ? " is used after the critical section"
+                                         : " has its address taken in the critical section";
+            const std::string Used = After ? ", used after the critical section,"
+                                           : ", whose address is taken in the critical section,";
             if (Var->isStaticLocal())
-                return refuse(CS,
-                              "static variable '" + Name + "' is used after the critical section",
-                              Var->getLocation());
+                return refuse(CS, "static variable '" + Name + "'" + Is, Var->getLocation());
             if (!DS->isSingleDecl())
-                return refuse(CS,
-                              "declaration of '" + Name +
-                                  "', used after the critical section, declares several variables",
-                              Var->getLocation());
+                return refuse(
+                    CS, "declaration of '" + Name + "'" + Used + " declares several variables",
+                    Var->getLocation());
             QualType T = Var->getType();
             std::optional<TextRange> DeclRange = Text.statement(DS);
             if (!DeclRange)
                 return refuse(CS, "declaration written inside a macro", Var->getLocation());
             Hoist H{Var, *DeclRange};
             if (T.isConstQualified())
-                return refuse(CS,
-                              "const variable '" + Name + "' is used after the critical section",
-                              Var->getLocation());
+                return refuse(CS, "const variable '" + Name + "'" + Is, Var->getLocation());
             if (T->isArrayType())
+                return refuse(CS, "initialised array '" + Name + "'" + Is, Var->getLocation());
+            if (!Var->hasInit()) /* beside a type declaration: the whole does not move */
                 return refuse(CS,
-                              "initialised array '" + Name + "' is used after the critical section",
+                              "declaration of '" + Name + "'" + Used +
+                                  " has no initializer to assign in place",
                               Var->getLocation());
             if (isa<InitListExpr>(Var->getInit()->IgnoreImplicit()))
-                return refuse(CS,
-                              "'" + Name +
-                                  "', used after the critical section, has a brace "
-                                  "initializer",
+                return refuse(CS, "'" + Name + "'" + Used + " has a brace initializer",
                               Var->getLocation());
             std::optional<unsigned> Init = Text.expansionOffset(Var->getInit()->getBeginLoc());
             if (!Init || *Init <= DeclRange->Begin)

@@ -73,14 +73,8 @@ struct rcl_lock_entry {
 static struct rcl_lock_entry table[RCL_ADAPTIVE_SLOTS];
 static RCL_TLS unsigned tls_calls;
 
-static inline uint64_t hash_lock(const void *p) {
-    uint64_t x = (uint64_t)(uintptr_t)p >> 3;
-    x *= 0x9E3779B97F4A7C15ull;
-    return x ^ (x >> 29);
-}
-
 static struct rcl_lock_entry *entry_of(pthread_mutex_t *lock) {
-    for (uint64_t h = hash_lock(lock), i = 0; i < 16; i++) {
+    for (uint64_t h = rcl_hash_ptr(lock), i = 0; i < 16; i++) {
         struct rcl_lock_entry *e = &table[(h + i) % RCL_ADAPTIVE_SLOTS];
         pthread_mutex_t *k = atomic_load_explicit(&e->key, memory_order_acquire);
         if (k == lock) return e;

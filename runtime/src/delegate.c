@@ -40,15 +40,9 @@ static _Atomic int assign_server[RCL_ASSIGN_SLOTS];
 static _Atomic int nassigned;
 static pthread_mutex_t assign_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static inline uint64_t hash_ptr(const void *p) {
-    uint64_t x = (uint64_t)(uintptr_t)p >> 3;
-    x *= 0x9E3779B97F4A7C15ull;
-    return x ^ (x >> 29);
-}
-
 static int assigned_server(const pthread_mutex_t *lock) {
     if (!atomic_load_explicit(&nassigned, memory_order_acquire)) return -1;
-    for (uint64_t h = hash_ptr(lock), i = 0; i < RCL_ASSIGN_SLOTS; i++) {
+    for (uint64_t h = rcl_hash_ptr(lock), i = 0; i < RCL_ASSIGN_SLOTS; i++) {
         size_t slot = (h + i) % RCL_ASSIGN_SLOTS;
         pthread_mutex_t *k = atomic_load_explicit(&assign_key[slot], memory_order_acquire);
         if (!k) return -1;
@@ -60,14 +54,14 @@ static int assigned_server(const pthread_mutex_t *lock) {
 static inline int server_index(const pthread_mutex_t *lock) {
     if (rcl_rt.nservers == 1) return 0;
     int s = assigned_server(lock);
-    return s >= 0 ? s : (int)((hash_ptr(lock) >> 32) % (uint64_t)rcl_rt.nservers);
+    return s >= 0 ? s : (int)((rcl_hash_ptr(lock) >> 32) % (uint64_t)rcl_rt.nservers);
 }
 
 static int assign(pthread_mutex_t *lock, int server) {
     if (!lock || server < 0 || server >= rcl_rt.nservers) return EINVAL;
     int ret = ENOMEM;
     pthread_mutex_lock(&assign_lock);
-    for (uint64_t h = hash_ptr(lock), i = 0; i < RCL_ASSIGN_SLOTS; i++) {
+    for (uint64_t h = rcl_hash_ptr(lock), i = 0; i < RCL_ASSIGN_SLOTS; i++) {
         size_t slot = (h + i) % RCL_ASSIGN_SLOTS;
         pthread_mutex_t *k = atomic_load_explicit(&assign_key[slot], memory_order_relaxed);
         if (k == lock) {

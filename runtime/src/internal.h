@@ -393,6 +393,14 @@ RCL_HIDDEN void rcl_adaptive_report(FILE *f, bool json);
 /* stats.c: print RCL_STATS at exit (registered at start-up when asked for). */
 RCL_HIDDEN void rcl_stats_register(void);
 
+/* A mutex address's hash: the lock-to-server map (delegate.c) and the adaptive side table
+ * (adaptive.c) probe with it. */
+static inline uint64_t rcl_hash_ptr(const void *p) {
+    uint64_t x = (uint64_t)(uintptr_t)p >> 3;
+    x *= 0x9E3779B97F4A7C15ull;
+    return x ^ (x >> 29);
+}
+
 /* Start the runtime if it is not running (idempotent, thread-safe, fork-aware). */
 RCL_HIDDEN void rcl_runtime_ensure(void);
 

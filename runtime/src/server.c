@@ -91,8 +91,8 @@
  * Fork (delegate.c's pthread_atfork handlers): the forking thread bumps fork_gen, sets fork_hold
  * and kicks; the poller sees it at the top of its loop -- between two passes, holding no mutex
  * of the program -- acknowledges the generation in fork_ack and waits until the parent handler
- * clears fork_hold. A server without a
- * poller is held by its pool lock instead (no worker can take the role without it).
+ * clears fork_hold. A server without a poller is held by its pool lock instead (no worker can
+ * take the role without it).
  *
  * Nested delegation. A critical section running on server S that delegates lock L:
  *   - L maps to S: runs inline (rcl_server_run_nested) between pthread_mutex_lock(L) and
@@ -373,14 +373,19 @@ static void flush_wakes(struct rcl_server *s, struct pass *p) {
     p->nanswered = 0;
 }
 
-static unsigned count_posted(struct rcl_server *s) {
+/* Visit (when visit is not NULL) every mailbox of s that holds a posted request; returns how
+ * many there are. */
+static unsigned each_posted(struct rcl_server *s, void (*visit)(struct rcl_mailbox *)) {
     unsigned posted = 0;
     uint32_t n = atomic_load_explicit(&s->nslots, memory_order_acquire);
     struct rcl_chunk *c = s->chunks;
     for (uint32_t base = 0; base < n; base += RCL_CHUNK_SLOTS) {
         uint32_t lim = n - base < RCL_CHUNK_SLOTS ? n - base : RCL_CHUNK_SLOTS;
         for (uint32_t i = 0; i < lim; i++)
-            posted += atomic_load_explicit(&c->slot[i].fn, memory_order_relaxed) != NULL;
+            if (atomic_load_explicit(&c->slot[i].fn, memory_order_relaxed)) {
+                posted++;
+                if (visit) visit(&c->slot[i]);
+            }
         c = atomic_load_explicit(&c->next, memory_order_acquire);
     }
     return posted;
@@ -391,7 +396,7 @@ static unsigned count_posted(struct rcl_server *s) {
 static void park(struct rcl_server *s, unsigned skipped, uint64_t timeout_ns) {
     atomic_store_explicit(&s->sleeping, 1, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in rcl_server_kick */
-    if (count_posted(s) > skipped ||           /* a request arrived after our last pass */
+    if (each_posted(s, NULL) > skipped ||      /* a request arrived after our last pass */
         atomic_load_explicit(&s->fork_hold, memory_order_relaxed)) {
         atomic_store_explicit(&s->sleeping, 0, memory_order_seq_cst);
         rcl_pool_poller_unparked(s);
@@ -516,15 +521,8 @@ void rcl_server_flush_pass(struct rcl_worker *w) {
 }
 
 void rcl_server_wake_waiting_clients(struct rcl_server *s) {
-    uint32_t n = atomic_load_explicit(&s->nslots, memory_order_acquire);
-    struct rcl_chunk *c = s->chunks;
     atomic_thread_fence(memory_order_seq_cst); /* as D2: pairs with D1 in client_wait */
-    for (uint32_t base = 0; base < n; base += RCL_CHUNK_SLOTS) {
-        uint32_t lim = n - base < RCL_CHUNK_SLOTS ? n - base : RCL_CHUNK_SLOTS;
-        for (uint32_t i = 0; i < lim; i++)
-            if (atomic_load_explicit(&c->slot[i].fn, memory_order_relaxed)) wake_one(&c->slot[i]);
-        c = atomic_load_explicit(&c->next, memory_order_acquire);
-    }
+    each_posted(s, wake_one);
 }
 
 void rcl_server_abandon(struct rcl_worker *w, struct rcl_mailbox *mb) {

@@ -303,12 +303,12 @@ static int adaptive(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, v
     bool sample;
     enum rcl_path path = rcl_adaptive_begin(lock, fn, ctx, &call, &sample);
     if (call.e) fn = rcl_adaptive_run, ctx = &call; /* counts the call under the mutex */
-    uint64_t t0 = sample ? rcl_now_ns() : 0;
+    uint64_t t0 = sample ? rcl_ticks() : 0;
     int r =
         path == RCL_PATH_LOCAL ? run_locally(lock, fn, ctx) : on_server(s, lock, fn, ctx, cs_ns);
     if (sample) {
         int err = errno;
-        rcl_adaptive_end(&call, s, rcl_now_ns() - t0);
+        rcl_adaptive_end(&call, s, rcl_ticks() - t0);
         errno = err;
     }
     return r;

@@ -58,16 +58,6 @@
  */
 #include "internal.h"
 
-#include <errno.h>
-
-static inline void before_wait(void) {
-    struct rcl_worker *w = rcl_self_worker;
-    if (w) {
-        rcl_server_flush_pass(w); /* the wait may last: wake the clients answered so far */
-        rcl_pool_before_block(w);
-    }
-}
-
 /* The request whose wait a cancelled client may abandon, or NULL: a top-level delegated
  * section waiting with its own mutex. */
 static struct rcl_mailbox *cancellable_request(pthread_mutex_t *lock) {
@@ -83,6 +73,19 @@ static void wait_begins(struct rcl_mailbox *mb, pthread_cond_t *cond) {
     /* a parked client looks at the state only when it wakes: wake it now */
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&mb->parked, memory_order_relaxed)) rcl_futex_wake(&mb->parked, 1);
+}
+
+/* Before any condition wait: wake the clients answered so far and hand the polling role over
+ * (the wait may last), and enter the cancellable state when a cancelled client may abandon this
+ * wait. Returns that request, or NULL. */
+static struct rcl_mailbox *before_wait(pthread_cond_t *cond, pthread_mutex_t *lock) {
+    struct rcl_worker *w = rcl_self_worker;
+    if (!w) return NULL; /* local mode or a local critical section: the pthread call alone */
+    struct rcl_mailbox *mb = cancellable_request(lock);
+    rcl_server_flush_pass(w);
+    rcl_pool_before_block(w);
+    if (mb) wait_begins(mb, cond);
+    return mb;
 }
 
 /* The wait returned (mutex held): go on, or abandon the request of a cancelled client. */
@@ -115,9 +118,7 @@ static void wait_ends(struct rcl_mailbox *mb, pthread_cond_t *cond) {
 }
 
 int rcl_cond_wait(pthread_cond_t *cond, pthread_mutex_t *lock) {
-    struct rcl_mailbox *mb = cancellable_request(lock);
-    before_wait();
-    if (mb) wait_begins(mb, cond);
+    struct rcl_mailbox *mb = before_wait(cond, lock);
     int r = pthread_cond_wait(cond, lock);
     if (mb) wait_ends(mb, cond);
     return r;
@@ -125,9 +126,7 @@ int rcl_cond_wait(pthread_cond_t *cond, pthread_mutex_t *lock) {
 
 int rcl_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *lock,
                        const struct timespec *abstime) {
-    struct rcl_mailbox *mb = cancellable_request(lock);
-    before_wait();
-    if (mb) wait_begins(mb, cond);
+    struct rcl_mailbox *mb = before_wait(cond, lock);
     int r = pthread_cond_timedwait(cond, lock, abstime);
     if (mb) wait_ends(mb, cond);
     return r;
@@ -135,9 +134,7 @@ int rcl_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *lock,
 
 int rcl_cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *lock, clockid_t clock,
                        const struct timespec *abstime) {
-    struct rcl_mailbox *mb = cancellable_request(lock);
-    before_wait();
-    if (mb) wait_begins(mb, cond);
+    struct rcl_mailbox *mb = before_wait(cond, lock);
     int r = pthread_cond_clockwait(cond, lock, clock, abstime);
     if (mb) wait_ends(mb, cond);
     return r;

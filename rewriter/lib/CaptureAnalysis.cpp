@@ -661,7 +661,7 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
                 return refuse(CS,
                               "another lock ('" + lockName(M, Ctx) +
                                   "') is taken inside the critical section and released after it",
-                              M.Operand->getBeginLoc());
+                              M.loc());
     }
 
     // The lock expression is evaluated once, before the section: nothing it reads may change.
@@ -669,8 +669,17 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
     // or locks hold (a section may well pass `&m` to a function).
     // A wrapper's body adds what it reads on the way from its argument to the mutex
     // (`item_locks`, `item_lock_hashpower`); its parameter stands for the operand.
-    SourceLocation LockAt = CS.Mutex.Operand->getBeginLoc();
-    for (const Expr *Part : {CS.Mutex.Operand, CS.Mutex.Through}) {
+    SourceLocation LockAt = CS.Mutex.loc();
+    std::vector<const Expr *> Parts;
+    if (CS.Mutex.Through || !CS.Mutex.Remote.empty()) {
+        // Every argument of the wrapper call is evaluated at the call site.
+        for (const Expr *Arg : CS.Mutex.Call->arguments())
+            Parts.push_back(Arg);
+    } else {
+        Parts.push_back(CS.Mutex.Operand);
+    }
+    if (CS.Mutex.Through) Parts.push_back(CS.Mutex.Through);
+    for (const Expr *Part : Parts) {
         if (!Part) continue;
         if (Part->HasSideEffects(Ctx))
             return refuse(CS, "the lock expression has side effects", LockAt);
@@ -678,7 +687,7 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
         walk(Part, [&](const Stmt *S) {
             if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
                 if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
-                    if (!isa<ParmVarDecl>(Var) || Part == CS.Mutex.Operand)
+                    if (!isa<ParmVarDecl>(Var) || Part != CS.Mutex.Through)
                         if (!addressOnly(Ref) && Written.count(Var) && Changed.empty())
                             Changed = Var->getNameAsString();
         });

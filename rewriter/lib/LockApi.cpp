@@ -13,8 +13,14 @@ namespace rcl {
 
 std::optional<LockOp> LockApi::classify(const CallExpr *Call) const {
     const FunctionDecl *Callee = Call->getDirectCallee();
-    if (!Callee || !Callee->getIdentifier() || Call->getNumArgs() == 0) return std::nullopt;
+    if (!Callee || !Callee->getIdentifier()) return std::nullopt;
     StringRef Name = Callee->getName();
+    // A declared wrapper may take no argument at all (`STATS_LOCK()`).
+    for (const WrapperPair &W : Wrappers) {
+        if (Name == W.Lock) return LockOp::Lock;
+        if (Name == W.Unlock) return LockOp::Unlock;
+    }
+    if (Call->getNumArgs() == 0) return std::nullopt;
     if (Name == "pthread_mutex_lock") return LockOp::Lock;
     if (Name == "pthread_mutex_unlock") return LockOp::Unlock;
     if (Name == "pthread_mutex_trylock") return LockOp::TryLock;
@@ -27,14 +33,8 @@ std::optional<LockOp> LockApi::classify(const CallExpr *Call) const {
         return LockOp::CondTimedWait;
     if ((Name == "pthread_cond_clockwait" || Name == "rcl_cond_clockwait") && Args == 4)
         return LockOp::CondClockWait;
-    for (const WrapperPair &W : Wrappers) {
-        if (Name == W.Lock) return LockOp::Lock;
-        if (Name == W.Unlock) return LockOp::Unlock;
-    }
     return std::nullopt;
 }
-
-namespace {
 
 bool isMutexPointer(QualType T) {
     if (!T->isPointerType()) return false;
@@ -45,8 +45,6 @@ bool isMutexPointer(QualType T) {
     }
     return false;
 }
-
-} // namespace
 
 namespace {
 
@@ -98,11 +96,11 @@ std::optional<std::string> effectsProblem(const CompoundStmt *Body, unsigned Cou
     return Why;
 }
 
-/// Whether E, the operand of the pthread call in wrapper Def, is a function of Def's first
-/// parameter and of file-scope names only, without side effects (so it can be evaluated at the
-/// call site with the argument in place of the parameter).
-bool reachableFromFirstParameter(const Expr *E, const FunctionDecl *Def) {
-    if (Def->getNumParams() == 0 || E->HasSideEffects(Def->getASTContext())) return false;
+/// Whether E, the operand of the pthread call in wrapper Def, is a function of Def's parameters
+/// and of file-scope names only, without side effects or calls (so it can be evaluated at the
+/// call site with the arguments in place of the parameters, or in a getter).
+bool reachableFromParameters(const Expr *E, const FunctionDecl *Def) {
+    if (E->HasSideEffects(Def->getASTContext())) return false;
     bool Ok = true;
     std::vector<const Stmt *> Work{E};
     while (!Work.empty()) {
@@ -112,7 +110,7 @@ bool reachableFromFirstParameter(const Expr *E, const FunctionDecl *Def) {
         if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
             const ValueDecl *D = Ref->getDecl();
             if (const auto *Param = dyn_cast<ParmVarDecl>(D))
-                Ok &= Param == Def->getParamDecl(0);
+                Ok &= Param->getDeclContext() == Def;
             else if (const auto *Var = dyn_cast<VarDecl>(D))
                 Ok &= Var->hasGlobalStorage() && !Var->isStaticLocal() &&
                       Var->getTLSKind() == VarDecl::TLS_None;
@@ -122,6 +120,25 @@ bool reachableFromFirstParameter(const Expr *E, const FunctionDecl *Def) {
             Work.push_back(Child);
     }
     return Ok;
+}
+
+/// The indices of Def's parameters that E uses.
+std::vector<unsigned> parametersUsed(const Expr *E) {
+    std::vector<unsigned> Used;
+    std::vector<const Stmt *> Work{E};
+    while (!Work.empty()) {
+        const Stmt *S = Work.back();
+        Work.pop_back();
+        if (!S) continue;
+        if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+            if (const auto *Param = dyn_cast<ParmVarDecl>(Ref->getDecl()))
+                if (std::find(Used.begin(), Used.end(), Param->getFunctionScopeIndex()) ==
+                    Used.end())
+                    Used.push_back(Param->getFunctionScopeIndex());
+        for (const Stmt *Child : S->children())
+            Work.push_back(Child);
+    }
+    return Used;
 }
 
 } // namespace
@@ -135,15 +152,11 @@ std::optional<std::string> LockApi::wrapperProblem(const CallExpr *Call) const {
     std::string Kind = *Op == LockOp::Lock ? "lock" : "unlock";
     std::string What = Kind + " wrapper '" + Name.str() + "'";
     const FunctionDecl *Def = nullptr;
-    if (!Callee->hasBody(Def)) {
-        // Only the declaration: the user declared it as exactly a lock or unlock of its first
-        // argument, which must then be the mutex.
-        if (Callee->getNumParams() == 0 || !isMutexPointer(Callee->getParamDecl(0)->getType()))
-            return What + " does not take the pthread_mutex_t * it " + Kind +
-                   "s as its first parameter, and its definition is not in this translation "
-                   "unit";
-        return std::nullopt;
-    }
+    // Only the declaration: with a `pthread_mutex_t *` first parameter, the user declared it as
+    // exactly a lock or unlock of that argument; otherwise the mutex comes from the getter that
+    // rcl-rewrite adds to the unit defining the pair (after checking the definitions there),
+    // and where there is none the section runs under the wrappers themselves.
+    if (!Callee->hasBody(Def)) return std::nullopt;
     // The definition must be `{ pthread_mutex_<op>(E); }` (or `return` it), E reached from the
     // first parameter; an unlock wrapper may do other things first (unlockEffects).
     unsigned Effects = 0;
@@ -159,19 +172,33 @@ std::optional<std::string> LockApi::wrapperProblem(const CallExpr *Call) const {
                    " does more than unlock its first argument, and what it does before "
                    "the unlock " +
                    *Why;
-    if (!reachableFromFirstParameter(E, Def))
+    if (!reachableFromParameters(E, Def))
         return What + " " + Kind +
-               "s a mutex that is not reached from its first parameter alone, without side "
-               "effects";
+               "s a mutex that is not reached from its parameters and file-scope names alone, "
+               "without calls or side effects";
     return std::nullopt;
 }
 
 MutexRef LockApi::mutexOf(const CallExpr *Call, LockOp Op) const {
-    MutexRef M{mutexOperand(Call, Op), nullptr};
+    MutexRef M;
+    M.Operand = mutexOperand(Call, Op);
+    M.Call = Call;
     const FunctionDecl *Callee = Call->getDirectCallee(), *Def = nullptr;
-    if (isConditionWait(Op) || !Callee->hasBody(Def)) return M;
+    if (isConditionWait(Op)) return M;
     StringRef Name = Callee->getName();
-    if (Name == "pthread_mutex_lock" || Name == "pthread_mutex_unlock") return M;
+    if (Name == "pthread_mutex_lock" || Name == "pthread_mutex_unlock" ||
+        Name == "pthread_mutex_trylock" || Name == "pthread_mutex_timedlock" ||
+        Name == "pthread_mutex_clocklock")
+        return M;
+    if (!Callee->hasBody(Def)) {
+        const WrapperPair *Pair = pairOf(Name);
+        if (Pair &&
+            (Callee->getNumParams() == 0 || !isMutexPointer(Callee->getParamDecl(0)->getType()))) {
+            M.Remote = Pair->Lock;
+            M.RemoteUnlock = Pair->Unlock;
+        }
+        return M;
+    }
     unsigned Effects = 0;
     const Expr *E = wrapperBodyOperand(Def, Op, Op == LockOp::Unlock ? &Effects : nullptr);
     if (!E) return M;
@@ -180,6 +207,30 @@ MutexRef LockApi::mutexOf(const CallExpr *Call, LockOp Op) const {
         if (Def->getNumParams() > 0 && Ref->getDecl() == Def->getParamDecl(0)) return M;
     M.Through = E;
     return M;
+}
+
+const WrapperPair *LockApi::pairOf(StringRef Name) const {
+    for (const WrapperPair &W : Wrappers)
+        if (Name == W.Lock || Name == W.Unlock) return &W;
+    return nullptr;
+}
+
+const Expr *LockApi::pairMutex(const FunctionDecl *LockDef, const FunctionDecl *UnlockDef) const {
+    if (LockDef->getNumParams() != UnlockDef->getNumParams()) return nullptr;
+    for (unsigned I = 0; I < LockDef->getNumParams(); ++I)
+        if (!LockDef->getASTContext().hasSameUnqualifiedType(LockDef->getParamDecl(I)->getType(),
+                                                             UnlockDef->getParamDecl(I)->getType()))
+            return nullptr;
+    const Expr *L = wrapperBodyOperand(LockDef, LockOp::Lock);
+    const Expr *U = wrapperBodyOperand(UnlockDef, LockOp::Unlock);
+    if (!L || !U || !reachableFromParameters(L, LockDef) ||
+        !sameLvalue(L, U, LockDef->getASTContext()))
+        return nullptr;
+    return L;
+}
+
+std::string remoteMutexGetter(StringRef LockWrapper) {
+    return "rcl_mutex_of_" + LockWrapper.str();
 }
 
 const FunctionDecl *LockApi::unlockEffects(const CallExpr *Call) const {
@@ -196,69 +247,111 @@ const FunctionDecl *LockApi::unlockEffects(const CallExpr *Call) const {
 
 namespace {
 
-/// Prints a wrapper body's operand with its first parameter replaced by given text.
-class SubstituteFirstParameter : public PrinterHelper {
+/// Prints a wrapper body's operand with its parameters replaced by given texts.
+class SubstituteParameters : public PrinterHelper {
   public:
-    SubstituteFirstParameter(std::string Replacement) : Replacement(std::move(Replacement)) {}
+    SubstituteParameters(const std::vector<std::string> &Replacements)
+        : Replacements(Replacements) {}
     bool handledStmt(Stmt *S, raw_ostream &OS) override {
         // `l->mutex` with `&L` for `l`: `L.mutex` rather than `(&L)->mutex`.
-        if (const auto *Member = dyn_cast<MemberExpr>(S); Member && Member->isArrow() &&
-                                                          isFirstParameter(Member->getBase()) &&
-                                                          StringRef(Replacement).starts_with("&")) {
-            StringRef Object = StringRef(Replacement).drop_front().trim();
-            bool Simple = !Object.empty() && llvm::all_of(Object, [](char C) {
-                return isalnum(static_cast<unsigned char>(C)) || C == '_';
-            });
-            OS << (Simple ? Object.str() : "(" + Object.str() + ")") << "."
-               << Member->getMemberDecl()->getName();
-            return true;
+        if (const auto *Member = dyn_cast<MemberExpr>(S); Member && Member->isArrow()) {
+            const std::string *Replacement = replacementOf(Member->getBase());
+            if (Replacement && StringRef(*Replacement).starts_with("&")) {
+                StringRef Object = StringRef(*Replacement).drop_front().trim();
+                bool Simple = !Object.empty() && llvm::all_of(Object, [](char C) {
+                    return isalnum(static_cast<unsigned char>(C)) || C == '_';
+                });
+                OS << (Simple ? Object.str() : "(" + Object.str() + ")") << "."
+                   << Member->getMemberDecl()->getName();
+                return true;
+            }
         }
-        const auto *Ref = dyn_cast<DeclRefExpr>(S);
-        const auto *Param = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
-        if (!Param || Param->getFunctionScopeIndex() != 0) return false;
-        OS << "(" << Replacement << ")";
+        const std::string *Replacement =
+            isa<DeclRefExpr>(S) ? replacementOf(cast<Expr>(S)) : nullptr;
+        if (!Replacement) return false;
+        OS << "(" << *Replacement << ")";
         return true;
     }
 
   private:
-    static bool isFirstParameter(const Expr *E) {
+    const std::string *replacementOf(const Expr *E) const {
         const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
         const auto *Param = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
-        return Param && Param->getFunctionScopeIndex() == 0;
+        if (!Param || Param->getFunctionScopeIndex() >= Replacements.size()) return nullptr;
+        return &Replacements[Param->getFunctionScopeIndex()];
     }
-    std::string Replacement;
+    const std::vector<std::string> &Replacements;
 };
+
+std::string joinArguments(const std::vector<std::string> &Args) {
+    std::string Out;
+    for (size_t I = 0; I < Args.size(); ++I)
+        Out += (I ? ", " : "") + Args[I];
+    return Out;
+}
+
+std::vector<std::string> printedArguments(const CallExpr *Call, const ASTContext &Ctx) {
+    std::vector<std::string> Args;
+    for (const Expr *Arg : Call->arguments()) {
+        std::string Text;
+        llvm::raw_string_ostream OS(Text);
+        Arg->IgnoreParenImpCasts()->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
+        Args.push_back(Text);
+    }
+    return Args;
+}
 
 } // namespace
 
-std::string mutexExpression(MutexRef Mutex, const std::string &OperandText, const ASTContext &Ctx) {
-    if (!Mutex.Through) return OperandText;
+std::string mutexExpression(const MutexRef &Mutex, const std::vector<std::string> &ArgTexts,
+                            const ASTContext &Ctx) {
+    if (!Mutex.Remote.empty())
+        return remoteMutexGetter(Mutex.Remote) + "(" + joinArguments(ArgTexts) + ")";
+    if (!Mutex.Through) return ArgTexts.empty() ? std::string() : ArgTexts.front();
     std::string Out;
     llvm::raw_string_ostream OS(Out);
-    SubstituteFirstParameter Helper(OperandText);
+    SubstituteParameters Helper(ArgTexts);
     Mutex.Through->printPretty(OS, &Helper, Ctx.getPrintingPolicy());
     return Out;
 }
 
-std::string lockName(MutexRef Mutex, const ASTContext &Ctx) {
+std::string lockName(const MutexRef &Mutex, const ASTContext &Ctx) {
+    if (!Mutex.Remote.empty())
+        return Mutex.Remote + "(" + joinArguments(printedArguments(Mutex.Call, Ctx)) + ")";
+    if (!Mutex.Through && !Mutex.Operand)
+        return Mutex.Call->getDirectCallee()->getName().str() + "()";
     if (!Mutex.Through) return lockName(Mutex.Operand, Ctx);
-    std::string Operand;
-    llvm::raw_string_ostream OS(Operand);
-    Mutex.Operand->IgnoreParenImpCasts()->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
-    std::string Name = mutexExpression(Mutex, Operand, Ctx);
+    std::string Name = mutexExpression(Mutex, printedArguments(Mutex.Call, Ctx), Ctx);
     StringRef Trimmed = StringRef(Name).trim();
     if (Trimmed.starts_with("&")) Trimmed = Trimmed.drop_front().ltrim();
     return Trimmed.str();
 }
 
-bool sameMutex(MutexRef A, MutexRef B, const ASTContext &Ctx) {
-    if (!A.Operand || !B.Operand || !sameLvalue(A.Operand, B.Operand, Ctx)) return false;
-    if (!A.Through || !B.Through) return !A.Through && !B.Through;
-    return sameLvalue(A.Through, B.Through, Ctx);
+bool sameMutex(const MutexRef &A, const MutexRef &B, const ASTContext &Ctx) {
+    auto sameArgument = [&](unsigned I) {
+        return A.Call && B.Call && I < A.Call->getNumArgs() && I < B.Call->getNumArgs() &&
+               sameLvalue(A.Call->getArg(I), B.Call->getArg(I), Ctx);
+    };
+    if (!A.Remote.empty() || !B.Remote.empty()) {
+        if (A.Remote != B.Remote || !A.Call || !B.Call ||
+            A.Call->getNumArgs() != B.Call->getNumArgs())
+            return false;
+        for (unsigned I = 0; I < A.Call->getNumArgs(); ++I)
+            if (!sameArgument(I)) return false;
+        return true;
+    }
+    if (A.Through || B.Through) {
+        if (!A.Through || !B.Through || !sameLvalue(A.Through, B.Through, Ctx)) return false;
+        for (unsigned I : parametersUsed(A.Through))
+            if (!sameArgument(I)) return false;
+        return true;
+    }
+    return A.Operand && B.Operand && sameLvalue(A.Operand, B.Operand, Ctx);
 }
 
 const Expr *LockApi::mutexOperand(const CallExpr *Call, LockOp Op) const {
     unsigned Index = isConditionWait(Op) ? 1 : 0;
+    if (Index >= Call->getNumArgs()) return nullptr;
     return Call->getArg(Index)->IgnoreParenImpCasts();
 }
 

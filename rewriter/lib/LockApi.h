@@ -18,23 +18,48 @@ inline bool isConditionWait(LockOp Op) {
     return Op == LockOp::CondWait || Op == LockOp::CondTimedWait || Op == LockOp::CondClockWait;
 }
 
-/// A user-declared pair of wrapper functions (e.g. `--lock-fn=my_lock --unlock-fn=my_unlock`)
-/// whose first argument is the `pthread_mutex_t *` they lock and unlock.
+/// A user-declared pair of wrapper functions (e.g. `--lock-fn=my_lock --unlock-fn=my_unlock`).
+/// The mutex is their first argument when that is a `pthread_mutex_t *`; otherwise it is found
+/// through the lock wrapper's definition (`pthread_mutex_lock(&locks[h & mask])`, from any of its
+/// parameters and file-scope names), or, when the definition is in another translation unit,
+/// through the pair's mutex getter (remoteMutexGetter) that rcl-rewrite adds to that unit.
 struct WrapperPair {
     std::string Lock;
     std::string Unlock;
 };
 
+/// Whether T is a pointer to `pthread_mutex_t` (through typedefs).
+bool isMutexPointer(clang::QualType T);
+
 /// Which mutex a lock, unlock or wait operates on. Operand: the call's mutex argument (for a
-/// declared wrapper, its first argument). Through: for a wrapper whose definition reaches the
-/// mutex from that argument (`pthread_mutex_lock(&l->mutex)`, memcached's
-/// `pthread_mutex_lock(&item_locks[hv & hashmask(item_lock_hashpower)])`), the pthread call's
-/// operand in the wrapper's body, written in terms of its first parameter; null when the
-/// argument is the mutex pointer itself.
+/// declared wrapper, its first argument; null for a wrapper without arguments, `STATS_LOCK()`).
+/// Call: the operation's call. Through: for a wrapper whose definition reaches the mutex from
+/// its arguments or file-scope names (`pthread_mutex_lock(&l->mutex)`, memcached's
+/// `pthread_mutex_lock(&item_locks[hv & hashmask(item_lock_hashpower)])`,
+/// `pthread_mutex_lock(&stats_lock)`), the pthread call's operand in the wrapper's body, written
+/// in terms of its parameters; null when the first argument is the mutex pointer itself.
+/// Remote: for a declared wrapper defined in another translation unit whose first parameter is
+/// not a mutex pointer, the name of its pair's lock wrapper (the mutex is what that unit's
+/// getter returns, remoteMutexGetter).
 struct MutexRef {
     const clang::Expr *Operand = nullptr;
+    const clang::CallExpr *Call = nullptr;
     const clang::Expr *Through = nullptr;
+    std::string Remote;
+    std::string RemoteUnlock; ///< the pair's unlock wrapper, with Remote
+    /// Where the operation is written (for diagnostics).
+    clang::SourceLocation loc() const {
+        return Operand ? Operand->getBeginLoc()
+               : Call  ? Call->getBeginLoc()
+                       : clang::SourceLocation();
+    }
 };
+
+/// The name of the function, with external linkage and hidden visibility, that rcl-rewrite adds
+/// next to a declared wrapper pair's definitions: it takes the lock wrapper's parameters and
+/// returns the mutex the pair locks. Other translation units delegate through it (declared
+/// weak: when the defining unit was not rewritten, the section runs under the wrappers).
+std::string remoteMutexGetter(llvm::StringRef LockWrapper);
 
 /// Recognises calls to the pthread mutex API and to declared wrappers, after macro
 /// expansion: `mutex_lock(x)` defined as `pthread_mutex_lock(x)` is just a call here.
@@ -46,7 +71,8 @@ class LockApi {
     std::optional<LockOp> classify(const clang::CallExpr *Call) const;
 
     /// The `pthread_mutex_t *` operand of a mutex operation (the second argument of a
-    /// condition wait), with parentheses and implicit casts stripped.
+    /// condition wait), with parentheses and implicit casts stripped; null for a wrapper called
+    /// without arguments.
     const clang::Expr *mutexOperand(const clang::CallExpr *Call, LockOp Op) const;
 
     /// The mutex of a mutex operation, through a wrapper's definition where it has one.
@@ -69,6 +95,16 @@ class LockApi {
     /// becomes a call of a copy of those statements, before the section's end.
     const clang::FunctionDecl *unlockEffects(const clang::CallExpr *Call) const;
 
+    /// For the lock wrapper of a declared pair whose two definitions are in this translation
+    /// unit and are exactly a lock and an unlock of the same mutex expression (reached from their
+    /// parameters and file-scope names, without side effects): that expression, in terms of
+    /// the lock wrapper's parameters. Other units delegate through a getter returning it.
+    const clang::Expr *pairMutex(const clang::FunctionDecl *LockDef,
+                                 const clang::FunctionDecl *UnlockDef) const;
+
+    /// The declared pair a wrapper name belongs to, or null.
+    const WrapperPair *pairOf(llvm::StringRef Name) const;
+
     const std::vector<WrapperPair> &wrappers() const { return Wrappers; }
 
   private:
@@ -78,19 +114,21 @@ class LockApi {
 /// The name a lock is reported and selected by: the mutex lvalue as written, without the
 /// leading `&` (`cache_lock`, `item_locks[hv & mask]`, `q->mutex`).
 std::string lockName(const clang::Expr *MutexOperand, const clang::ASTContext &Ctx);
-/// The same for a mutex reached through a wrapper: its body's operand with the wrapper's first
-/// parameter replaced by the call's argument (`(&L)->mutex`).
-std::string lockName(MutexRef Mutex, const clang::ASTContext &Ctx);
+/// The same for a mutex reached through a wrapper: its body's operand with the wrapper's
+/// parameters replaced by the call's arguments (`L.mutex`, `stats_lock`); for a remote wrapper,
+/// the lock wrapper's call (`item_lock(hv)`).
+std::string lockName(const MutexRef &Mutex, const clang::ASTContext &Ctx);
 
-/// The pointer expression of Mutex, to evaluate at a call site: OperandText (the operand as
-/// written there), or the wrapper body's operand printed with its first parameter replaced by
-/// `(OperandText)`.
-std::string mutexExpression(MutexRef Mutex, const std::string &OperandText,
+/// The pointer expression of Mutex, to evaluate at a call site, given the call's arguments as
+/// written there: the first argument, the wrapper body's operand printed with each parameter
+/// replaced by `(argument)`, or the remote getter called with the arguments.
+std::string mutexExpression(const MutexRef &Mutex, const std::vector<std::string> &ArgTexts,
                             const clang::ASTContext &Ctx);
 
 /// Whether two operations name the same mutex: the same operand (structurally) reached the
-/// same way.
-bool sameMutex(MutexRef A, MutexRef B, const clang::ASTContext &Ctx);
+/// same way; through wrappers, the same body expression and the same arguments for the
+/// parameters it uses; through remote wrappers, the same pair and the same arguments.
+bool sameMutex(const MutexRef &A, const MutexRef &B, const clang::ASTContext &Ctx);
 
 /// Structural equality of two lvalue expressions, ignoring parentheses and implicit casts:
 /// the same variables, members, operators and literals.

@@ -59,8 +59,12 @@ class RewriteConsumer : public ASTConsumer {
             std::string Resume = Emitter.lineDirective(Text.line(Offset));
             Inserts.push_back({Offset, Definitions + (Resume.empty() ? "" : Resume.substr(1))});
         }
-        if (Inserts.empty()) return;
+        std::vector<clang::tooling::Replacement> Getters = pairGetters(Ctx, Text, Emitter, Real);
+        if (Inserts.empty() && Getters.empty()) return;
         clang::tooling::Replacements &Edits = Session.Edits[Real];
+        for (const clang::tooling::Replacement &R : Getters)
+            addEdit(Edits, R);
+        if (Inserts.empty()) return;
         // A static wrapper whose every use was converted would trip -Wunused-function.
         for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
             auto *Fn = dyn_cast<FunctionDecl>(D);
@@ -106,6 +110,47 @@ class RewriteConsumer : public ASTConsumer {
     }
 
   private:
+    /// For each declared wrapper pair defined in this file whose lock and unlock are exactly a
+    /// lock and an unlock of one mutex expression (LockApi::pairMutex) of a first argument that
+    /// is not itself the mutex pointer: the mutex getter that other units' converted sections
+    /// delegate through, written on the line of the later definition's closing brace (line
+    /// numbers stay).
+    std::vector<clang::tooling::Replacement> pairGetters(ASTContext &Ctx, const SourceText &Text,
+                                                         const SectionEmitter &Emitter,
+                                                         const std::string &Real) {
+        std::vector<clang::tooling::Replacement> Out;
+        const SourceManager &SM = Ctx.getSourceManager();
+        for (const WrapperPair &W : Session.Api.wrappers()) {
+            const FunctionDecl *LockDef = nullptr, *UnlockDef = nullptr;
+            for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
+                if (auto *Fn = dyn_cast<FunctionDecl>(D);
+                    Fn && Fn->getIdentifier() && Fn->doesThisDeclarationHaveABody() &&
+                    SM.isWrittenInMainFile(SM.getExpansionLoc(Fn->getBeginLoc()))) {
+                    if (Fn->getName() == W.Lock) LockDef = Fn;
+                    if (Fn->getName() == W.Unlock) UnlockDef = Fn;
+                }
+            if (!LockDef || !UnlockDef || LockDef->getStorageClass() == SC_Static) continue;
+            if (LockDef->getNumParams() > 0 && isMutexPointer(LockDef->getParamDecl(0)->getType()))
+                continue; // callers elsewhere delegate on the argument itself
+            const Expr *Mutex = Session.Api.pairMutex(LockDef, UnlockDef);
+            std::optional<std::string> Proto = Emitter.getterPrototype(LockDef);
+            const FunctionDecl *Later =
+                SM.isBeforeInTranslationUnit(LockDef->getEndLoc(), UnlockDef->getEndLoc())
+                    ? UnlockDef
+                    : LockDef;
+            std::optional<unsigned> End = Text.offset(Later->getEndLoc());
+            if (!Mutex || !Proto || !End) continue;
+            std::string Body;
+            llvm::raw_string_ostream OS(Body);
+            Mutex->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
+            Out.emplace_back(Real, *End + 1, 0,
+                             " " + *Proto + "; " + *Proto + " { return " + Body +
+                                 "; } /* added by rcl-rewrite: the mutex of " + W.Lock + "/" +
+                                 W.Unlock + " for other files' delegated sections */");
+        }
+        return Out;
+    }
+
     /// Where text inserted before Fn goes: the start of the line of its first token, or of
     /// its documentation comment.
     static unsigned functionStart(ASTContext &Ctx, const SourceText &Text, const FunctionDecl *Fn) {
@@ -209,12 +254,25 @@ class RewriteConsumer : public ASTConsumer {
                     Helpers += *Helper;
                 NewHelpers.push_back(U.Wrapper);
             }
+            // A pair defined in another unit: the weak declaration of its getter, once.
+            std::string GetterDecl;
+            if (!CS.Refused && !CS.Mutex.Remote.empty() &&
+                !GettersDeclared.count(CS.Mutex.Remote)) {
+                if (std::optional<std::string> Proto =
+                        Emitter.getterPrototype(CS.LockCall->getDirectCallee()))
+                    GetterDecl = "extern " + *Proto + " __attribute__((weak));\n";
+                else
+                    CS.Refused = Refusal{"a parameter type of lock wrapper '" + CS.Mutex.Remote +
+                                             "' cannot be written out",
+                                         CS.LockCall->getBeginLoc()};
+            }
             if (!CS.Refused) {
                 CS.Ordinal = ++Ordinal;
                 std::string Why;
                 Out = Emitter.emit(CS, Why);
                 if (Out) {
-                    Out->Definition = Helpers + Out->Definition;
+                    if (!GetterDecl.empty()) GettersDeclared.insert(CS.Mutex.Remote);
+                    Out->Definition = GetterDecl + Helpers + Out->Definition;
                     EffectsEmitted.insert(NewHelpers.begin(), NewHelpers.end());
                 }
                 if (!Out) {
@@ -280,6 +338,7 @@ class RewriteConsumer : public ASTConsumer {
 
     RewriteSession &Session;
     std::set<std::string> UsedWrappers;
+    std::set<std::string> GettersDeclared;         ///< remote pairs whose getter this unit declares
     std::set<const FunctionDecl *> EffectsEmitted; ///< unlock wrappers copied in this TU
     std::set<unsigned> LabelsAdded;                ///< offsets of UnlockedLabels inserted
     std::vector<TextRange> ConvertedSections;      ///< of this translation unit

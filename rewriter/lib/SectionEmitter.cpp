@@ -43,6 +43,20 @@ std::string SectionEmitter::lineDirective(unsigned Line) const {
     return "\n#line " + std::to_string(Line) + " \"" + Escaped + "\"\n";
 }
 
+std::optional<std::string> SectionEmitter::getterPrototype(const FunctionDecl *LockWrapper) const {
+    std::string Params;
+    for (unsigned I = 0; I < LockWrapper->getNumParams(); ++I) {
+        const ParmVarDecl *P = LockWrapper->getParamDecl(I);
+        std::string Name = P->getName().empty() ? "rcl_p" + std::to_string(I) : P->getName().str();
+        std::optional<std::string> D = declare(P->getType(), Name);
+        if (!D) return std::nullopt;
+        Params += (I ? ", " : "") + *D;
+    }
+    return "__attribute__((visibility(\"hidden\"))) pthread_mutex_t *" +
+           remoteMutexGetter(LockWrapper->getName()) + "(" + (Params.empty() ? "void" : Params) +
+           ")";
+}
+
 std::optional<std::string> SectionEmitter::declare(QualType T, StringRef Name) const {
     std::string Out;
     llvm::raw_string_ostream OS(Out);
@@ -187,16 +201,25 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         C += "/* rcl: declared in the critical section, used after it */ " + *Decl + ";\n" +
              Indent.str();
     }
-    std::optional<TextRange> LockText = Text.node(CS.Mutex.Operand->getSourceRange());
-    std::string Operand;
-    if (LockText) {
-        Operand = Text.text(*LockText).str();
-    } else {
-        llvm::raw_string_ostream OS(Operand);
-        CS.Mutex.Operand->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
+    // The lock call's arguments as written (through a wrapper: `&(&L)->mutex`,
+    // `&item_locks[(hv) & ...]`, `rcl_mutex_of_item_lock(hv)`).
+    std::vector<std::string> Args;
+    std::vector<const Expr *> ArgExprs;
+    if (CS.Mutex.Through || !CS.Mutex.Remote.empty())
+        ArgExprs.assign(CS.Mutex.Call->arg_begin(), CS.Mutex.Call->arg_end());
+    else
+        ArgExprs.push_back(CS.Mutex.Operand);
+    for (const Expr *Arg : ArgExprs) {
+        std::string ArgText;
+        if (std::optional<TextRange> R = Text.node(Arg->getSourceRange())) {
+            ArgText = Text.text(*R).str();
+        } else {
+            llvm::raw_string_ostream OS(ArgText);
+            Arg->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
+        }
+        Args.push_back(ArgText);
     }
-    // Through a wrapper: `&(&L)->mutex`, `&item_locks[(hv) & ...]`.
-    std::string LockExpr = mutexExpression(CS.Mutex, Operand, Ctx);
+    std::string LockExpr = mutexExpression(CS.Mutex, Args, Ctx);
     C += "{\n";
     std::string CtxArg = "(void *)0";
     if (HasContext) {
@@ -212,6 +235,18 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         CtxArg = "&rcl_ctx";
     }
     std::string Call = "rcl_delegate(" + LockExpr + ", " + Name + ", " + CtxArg + ")";
+    if (!CS.Mutex.Remote.empty()) {
+        // The pair is defined in another unit: its getter (weak) exists when rcl-rewrite
+        // checked the definitions there; without it the section runs under the wrappers, as
+        // the original did.
+        std::string ArgList;
+        for (size_t I = 0; I < Args.size(); ++I)
+            ArgList += (I ? ", " : "") + Args[I];
+        C += In1 + "int rcl_local_result;\n";
+        Call = "(" + remoteMutexGetter(CS.Mutex.Remote) + " ? " + Call + " : (" + CS.Mutex.Remote +
+               "(" + ArgList + "), rcl_local_result = " + Name + "(" + CtxArg + "), " +
+               CS.Mutex.RemoteUnlock + "(" + ArgList + "), rcl_local_result))";
+    }
     std::vector<const Exit *> Dispatch;
     for (const Exit &E : CS.Exits)
         if (E.Number != 0) Dispatch.push_back(&E);

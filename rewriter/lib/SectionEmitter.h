@@ -33,6 +33,11 @@ class SectionEmitter {
     std::optional<std::string> effectsFunction(const clang::FunctionDecl *Wrapper,
                                                std::string &Why) const;
 
+    /// The prototype of a declared wrapper pair's mutex getter (remoteMutexGetter), with the
+    /// lock wrapper's parameters and hidden visibility; nothing when a parameter's type cannot
+    /// be written out.
+    std::optional<std::string> getterPrototype(const clang::FunctionDecl *LockWrapper) const;
+
     /// `#line N "file"` on its own line (empty unless LineDirectives).
     std::string lineDirective(unsigned Line) const;
 

@@ -22,8 +22,12 @@
  *   - the epoch's mean becomes the estimate of the path it measured;
  *   - exploration: the other path's estimate gets stale, so every `explore_every` epochs one
  *     epoch runs on the other path. If it wins by the hysteresis margin (RCL_ADAPTIVE_MARGIN,
- *     10 %) the lock stays there; otherwise it goes back and explore_every doubles (up to 256
- *     epochs, so a losing path costs < 0.5 % of the calls once the lock settled);
+ *     10 %), the lock stays there for one full epoch, which must confirm the win (by half the
+ *     margin): an exploration is short (16 samples) and a lucky one would otherwise move the
+ *     lock to a path that the longer epochs then measure as worse, and back, over and over
+ *     (measured: tens of such "wins" per second on a hot lock of this VM). Otherwise, or when
+ *     the confirmation fails, it goes back and explore_every doubles (up to 256 epochs, so a
+ *     losing path costs < 0.5 % of the calls once the lock settled);
  *   - a phase change (the current path's mean moved by 2x from its estimate) resets
  *     explore_every, so the other path is tried again soon;
  *   - a saturated server (its poller found no idle moment during the epoch) is not explored
@@ -34,8 +38,8 @@
  *
  * Who writes what: key, once, by the inserting thread (CAS); path by the epoch's closer (only
  * one thread closes an epoch: the one whose sample count reaches the epoch; relaxed, a hint);
- * the sampling fields with atomic adds; the decision state only by the closer; calls and
- * delegated are counted under the mutex itself (plain increments by whoever holds it: the
+ * the sampling fields with atomic adds; the decision state only by the closer; with RCL_STATS,
+ * calls and delegated are counted under the mutex itself (plain increments by whoever holds it: the
  * caller on the local path, the server on the delegated one).
  * ==========================================================================================
  */
@@ -92,15 +96,30 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur, uint6
     uint64_t prev = st->est[cur];
     __atomic_store_n(&st->est[cur], mean, __ATOMIC_RELAXED); /* samplers read it (cap) */
     st->epochs++;
-    if (st->exploring) { /* this epoch tried `cur`, coming from `other` */
-        st->exploring = false;
-        if (mean * 100 < st->est[other] * (100 - RCL_ADAPTIVE_MARGIN)) {
-            st->explore_every = 1; /* the new path wins: look at the old one again soon */
-            st->explore_in = 1;
+    if (st->confirming) { /* the first full epoch on `cur` after its exploration won */
+        st->confirming = false;
+        if (mean * 100 < st->est[other] * (100 - RCL_ADAPTIVE_MARGIN / 2)) {
+            st->explore_every = 2; /* confirmed: look at the old path again soon */
+            st->explore_in = 2;
             st->reason =
                 cur == RCL_PATH_DELEGATE ? RCL_REASON_DELEGATE_FASTER : RCL_REASON_LOCAL_FASTER;
             st->switches++;
             return false; /* stay */
+        }
+        /* The short exploration's win was noise: back, and explore less often. */
+        st->explore_every = st->explore_every < 2                 ? 4
+                            : st->explore_every < RCL_EXPLORE_MAX ? 2 * st->explore_every
+                                                                  : RCL_EXPLORE_MAX;
+        st->explore_in = st->explore_every;
+        st->reason =
+            other == RCL_PATH_DELEGATE ? RCL_REASON_DELEGATE_FASTER : RCL_REASON_LOCAL_FASTER;
+        return true;
+    }
+    if (st->exploring) { /* this epoch tried `cur`, coming from `other` */
+        st->exploring = false;
+        if (mean * 100 < st->est[other] * (100 - RCL_ADAPTIVE_MARGIN)) {
+            st->confirming = true; /* stay for one full epoch, which must confirm the win */
+            return false;
         }
         st->explore_every = st->explore_every < 1                 ? 2
                             : st->explore_every < RCL_EXPLORE_MAX ? 2 * st->explore_every

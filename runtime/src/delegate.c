@@ -302,7 +302,9 @@ static int adaptive(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, v
     struct rcl_adaptive_call call;
     bool sample;
     enum rcl_path path = rcl_adaptive_begin(lock, fn, ctx, &call, &sample);
-    if (call.e) fn = rcl_adaptive_run, ctx = &call; /* counts the call under the mutex */
+    /* RCL_STATS counts the calls under the mutex (through a trampoline, and on a line of the
+     * lock's entry that would otherwise move between the callers at every call): only then. */
+    if (call.e && rcl_rt.cfg.stats != RCL_STATS_OFF) fn = rcl_adaptive_run, ctx = &call;
     uint64_t t0 = sample ? rcl_ticks() : 0;
     int r =
         path == RCL_PATH_LOCAL ? run_locally(lock, fn, ctx) : on_server(s, lock, fn, ctx, cs_ns);

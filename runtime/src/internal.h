@@ -364,6 +364,7 @@ struct rcl_adaptive_state {
     int explore_in;    /* epochs left before the next exploration */
     int explore_every; /* epochs between explorations (doubles while they lose) */
     bool exploring;    /* the epoch that just ended tried the other path */
+    bool confirming;   /* it won: the epoch that just ended must confirm the win */
     uint32_t epochs, switches;
     enum rcl_reason reason;          /* of the last decision that changed or kept a path */
     uint64_t seen_served, seen_idle; /* the server's counters at the last decision */

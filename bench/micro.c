@@ -105,7 +105,9 @@ static struct {
     bool emulate, pin; /* --little given; --pin */
     double slowdown;   /* K */
     cpu_set_t allowed, little;
-    int server_cpu; /* ffwd's server: the highest-numbered allowed CPU that is not little */
+    uint64_t cs_cycles; /* --cs-cycles: compute inside each critical section, TSC cycles */
+    cpu_set_t clients;  /* --clients-on: every benchmark thread confined there (empty: off) */
+    int server_cpu;     /* ffwd's server: the highest-numbered allowed CPU that is not little */
     uint64_t mutexee_spin_ns;
     double tsc_per_ns;
 } cfg;
@@ -145,6 +147,7 @@ static int cs_body(void *arg) {
     uint64_t t0 = cfg.emulate ? __rdtsc() : 0;
     for (int i = 0; i < a->lines; i++)
         shared[i].v = shared[i].v + 1;
+    if (cfg.cs_cycles) spin_cycles(cfg.cs_cycles);
     if (cfg.emulate && on_little()) little_penalty(__rdtsc() - t0);
     return a->id;
 }
@@ -159,13 +162,17 @@ static void set_affinity(const cpu_set_t *set) {
     pthread_setaffinity_np(pthread_self(), sizeof *set, set);
 }
 
-/* --pin: thread i on the i-th allowed CPU, round robin. ffwd clients otherwise keep off the
- * server's CPU when another one is allowed (the server spins: ffwd gives it a core). */
+/* --clients-on: every benchmark thread confined to those CPUs (the program's threads on the little
+ * core, the big one lent to the servers). --pin: thread i on the i-th allowed CPU, round robin.
+ * ffwd clients otherwise keep off the server's CPU when another one is allowed (the server
+ * spins: ffwd gives it a core). */
 static void place_worker(int id) {
     int n = CPU_COUNT(&cfg.allowed);
     cpu_set_t s;
     CPU_ZERO(&s);
-    if (cfg.pin) {
+    if (CPU_COUNT(&cfg.clients)) {
+        set_affinity(&cfg.clients);
+    } else if (cfg.pin) {
         for (int c = 0, k = 0; c < CPU_SETSIZE; c++)
             if (CPU_ISSET(c, &cfg.allowed) && k++ == id % n) CPU_SET(c, &s);
         set_affinity(&s);
@@ -445,6 +452,11 @@ static void usage(FILE *to) {
         "                   on one of them does its local work and any CS body it runs K times\n"
         "                   slower; rcl's and ffwd's servers go on the other (big) CPUs\n"
         "  --slowdown K     the little CPUs' slowdown factor, 1..100 (default 4)\n"
+        "  --cs-cycles N    compute inside each critical section, in TSC cycles (default 0;\n"
+        "                   K times longer on a little CPU); not a CSV column\n"
+        "  --clients-on LIST  confine every benchmark thread to these CPUs (e.g. the little\n"
+        "                   ones: the program on the little core, the big one lent to the\n"
+        "                   servers); rcl's servers and ffwd's server stay off them\n"
         "  --pin            pin thread i to the i-th allowed CPU, round robin (default: unpinned;\n"
         "                   rcl's runtime moves a client pinned to its server CPU, with a "
         "warning)\n"
@@ -467,8 +479,8 @@ static double calibrate_tsc(void) {
 }
 
 int main(int argc, char **argv) {
-    long threads[32] = {2}, delays[32] = {100}, lines[32] = {1, 5, 20}, little[64];
-    int nthreads = 1, ndelays = 1, nlines = 3, nlittle = 0, header = 1;
+    long threads[32] = {2}, delays[32] = {100}, lines[32] = {1, 5, 20}, little[64], clients[64];
+    int nthreads = 1, ndelays = 1, nlines = 3, nlittle = 0, nclients = 0, header = 1;
     bool use[L_COUNT];
     for (int i = 0; i < L_COUNT; i++)
         use[i] = true;
@@ -493,6 +505,13 @@ int main(int argc, char **argv) {
         } else if (v && !strcmp(a, "--little")) {
             nlittle = parse_list(v, little, 64, 0, CPU_SETSIZE - 1), i++;
             if (nlittle == 0) nlittle = -1;
+        } else if (v && !strcmp(a, "--cs-cycles")) {
+            long n[1] = {0};
+            if (parse_list(v, n, 1, 0, 100000000) != 1) nthreads = -1;
+            cfg.cs_cycles = (uint64_t)n[0], i++;
+        } else if (v && !strcmp(a, "--clients-on")) {
+            nclients = parse_list(v, clients, 64, 0, CPU_SETSIZE - 1), i++;
+            if (nclients == 0) nclients = -1;
         } else if (v && !strcmp(a, "--slowdown")) {
             cfg.slowdown = atof(v), i++;
             if (!(cfg.slowdown >= 1 && cfg.slowdown <= 100)) nthreads = -1;
@@ -525,7 +544,7 @@ int main(int argc, char **argv) {
             usage(stderr);
             return 2;
         }
-        if (nthreads < 0 || ndelays < 0 || nlines < 0 || nlittle < 0) {
+        if (nthreads < 0 || ndelays < 0 || nlines < 0 || nlittle < 0 || nclients < 0) {
             fprintf(stderr, "rcl-bench-micro: bad value for %s\n", a);
             usage(stderr);
             return 2;
@@ -541,10 +560,21 @@ int main(int argc, char **argv) {
         }
         CPU_SET((int)little[i], &cfg.little);
     }
+    CPU_ZERO(&cfg.clients);
+    for (int i = 0; i < nclients; i++) {
+        if (!CPU_ISSET((int)clients[i], &cfg.allowed)) {
+            fprintf(stderr,
+                    "rcl-bench-micro: --clients-on: CPU %ld is not allowed to this process\n",
+                    clients[i]);
+            return 2;
+        }
+        CPU_SET((int)clients[i], &cfg.clients);
+    }
     cfg.emulate = nlittle > 0;
     cfg.server_cpu = -1;
     for (int c = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, &cfg.allowed) && !CPU_ISSET(c, &cfg.little)) cfg.server_cpu = c;
+        if (CPU_ISSET(c, &cfg.allowed) && !CPU_ISSET(c, &cfg.little) && !CPU_ISSET(c, &cfg.clients))
+            cfg.server_cpu = c;
     if (cfg.server_cpu < 0) {
         fprintf(stderr, "rcl-bench-micro: --little leaves no big CPU for the servers\n");
         return 2;

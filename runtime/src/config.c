@@ -116,6 +116,17 @@ static void load_affinity(struct rcl_config *cfg) {
         rcl_warn("RCL_CLIENT_AFFINITY=%s: expected 'auto', 'exclude' or 'any'; using auto", v);
 }
 
+/* RCL_CLIENT_WAIT=aware (default) or spin: the waiting of delegate.c's client_wait before it
+ * knew its core (kept for side-by-side comparisons, docs/results.md). */
+static void load_client_wait(struct rcl_config *cfg) {
+    const char *v = getenv("RCL_CLIENT_WAIT");
+    if (!v) return;
+    if (!strcmp(v, "spin"))
+        cfg->wait_spin_only = true;
+    else if (strcmp(v, "aware"))
+        rcl_warn("RCL_CLIENT_WAIT=%s: expected 'aware' or 'spin'; using aware", v);
+}
+
 /* RCL_STATS=1 (text on stderr at exit) or json:FILE. */
 static void load_stats(struct rcl_config *cfg) {
     const char *v = getenv("RCL_STATS");
@@ -151,6 +162,7 @@ void rcl_config_load(struct rcl_config *cfg) {
     load_int("RCL_ADAPTIVE_FLIP", 0, 1000000, &flip, " (test knob: calls between flips)");
     load_server_cpus(cfg);
     load_affinity(cfg);
+    load_client_wait(cfg);
     load_stats(cfg);
     cfg->cpu_kinds = getenv("RCL_CPU_KINDS");
     cfg->lock_servers = getenv("RCL_LOCK_SERVERS");

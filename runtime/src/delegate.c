@@ -230,7 +230,8 @@ static void client_wait(struct rcl_server *s, struct rcl_mailbox *mb) {
     const uint64_t deadline = rcl_now_ns() + rcl_rt.cfg.spin_ns;
     bool shared = false;
     for (unsigned round = 0;; round++) {
-        if (round % 16 == 0) shared = core_shared(); /* look again now and then */
+        if (round % 16 == 0 && !rcl_rt.cfg.wait_spin_only)
+            shared = core_shared(); /* look again now and then */
         for (int k = 0; k < 64; k++) {
             if (answered(mb)) return;
             if (shared)

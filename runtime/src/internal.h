@@ -57,6 +57,7 @@ struct rcl_config {
     const char *lock_servers; /* RCL_LOCK_SERVERS as given, resolved by delegate.c */
     enum rcl_client_affinity client_affinity;
     uint64_t spin_ns;        /* client spin before parking */
+    bool wait_spin_only;     /* RCL_CLIENT_WAIT=spin: never yield a shared core (comparisons) */
     uint64_t server_spin_ns; /* idle server spin before parking */
     int pool_max;            /* servicing threads per server, at most */
     int pool_spare;          /* idle spares a server keeps */

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""The adaptive runtime's benchmarks (docs/benchmarks.md, "Adaptive mode"), in one sitting.
+
+  grid      pthread, rcl, rcl-adaptive over threads 1,2,4,8 x cs_lines 1,5,20 x delay 100,1000:
+            per point adaptive / max(pthread, rcl) throughput and the three p99s
+  asym      where delegation must win: emulated asymmetry (CPU 0 little, K times slower; the
+            program's threads confined to it with --clients-on; the server on the big CPU),
+            critical sections of --cs-cycles 4000 plus 5 lines; K = 1, 2, 4; threads 1..8
+  waiting   the same asymmetric setting (K = 4), rcl only, 1..8 clients sharing the little
+            core, with RCL_CLIENT_WAIT=spin (waiting that ignores its core, the earlier
+            behaviour) and aware (the default)
+
+Every configuration runs once per round, rounds interleave (5 by default); each figure is the
+median over the rounds. Writes OUT/raw.csv, OUT/results.csv and OUT/report.md; prints the
+report. Needs 2 or more CPUs (the little one and a big one).
+
+  bench/adaptive.py [--build DIR] [--out DIR] [--rounds N] [--seconds S] [--quick]
+"""
+import argparse
+import csv
+import io
+import os
+import statistics
+import subprocess
+import sys
+
+FIELDS = ["throughput_ops_s", "p50_ns", "p99_ns"]
+
+
+def sets(quick):
+    threads = "1,2" if quick else "1,2,4,8"
+    asym = ["--little", "0", "--clients-on", "0", "--cs-cycles", "4000", "--lines", "5",
+            "--delay", "100", "--threads", threads]
+    out = [("grid", {}, ["--locks", "pthread,rcl,rcl-adaptive", "--threads", threads,
+                         "--lines", "5" if quick else "1,5,20",
+                         "--delay", "100" if quick else "100,1000"])]
+    for k in (["4"] if quick else ["1", "2", "4"]):
+        out.append(("asym-k" + k, {}, ["--locks", "pthread,rcl,rcl-adaptive", "--slowdown", k]
+                    + asym))
+    for wait in ("spin", "aware"):
+        out.append(("waiting-" + wait, {"RCL_CLIENT_WAIT": wait},
+                    ["--locks", "rcl", "--slowdown", "4"] + asym))
+    return out
+
+
+def run(micro, name, env, args, seconds):
+    e = dict(os.environ, **env)
+    p = subprocess.run([micro, "--seconds", str(seconds), "--no-header"] + args, env=e,
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit("bench/adaptive.py: %s failed: %s" % (name, p.stderr.strip()))
+    cols = ["lock", "threads", "delay_cycles", "cs_lines"] + FIELDS
+    return [dict(zip(cols, r[:len(cols)])) for r in csv.reader(io.StringIO(p.stdout)) if r]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--out", default="out/adaptive")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--seconds", type=float, default=0.5)
+    ap.add_argument("--quick", action="store_true", help="one round, fewer points (a smoke)")
+    a = ap.parse_args()
+    if a.quick:
+        a.rounds, a.seconds = 1, 0.1
+    micro = os.path.join(a.build, "bench", "rcl-bench-micro")
+    if len(os.sched_getaffinity(0)) < 2:
+        sys.exit("bench/adaptive.py: needs 2 CPUs or more (a little one and a big one)")
+    os.makedirs(a.out, exist_ok=True)
+    plan = sets(a.quick)
+    raw = []
+    for rnd in range(a.rounds):
+        for i, (name, env, args) in enumerate(plan):
+            print("round %d/%d: %s (%d/%d)" % (rnd + 1, a.rounds, name, i + 1, len(plan)),
+                  file=sys.stderr, flush=True)
+            for row in run(micro, name, env, args, a.seconds):
+                raw.append(dict(row, set=name, round=rnd))
+    key = ["set", "lock", "threads", "delay_cycles", "cs_lines"]
+    with open(os.path.join(a.out, "raw.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, ["round"] + key + FIELDS)
+        w.writeheader()
+        w.writerows(raw)
+    groups = {}
+    for r in raw:
+        groups.setdefault(tuple(r[k] for k in key), []).append(r)
+    med = {k: {f: statistics.median(float(r[f]) for r in rs) for f in FIELDS}
+           for k, rs in groups.items()}
+    with open(os.path.join(a.out, "results.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(key + ["rounds"] + FIELDS)
+        for k, v in med.items():
+            w.writerow(list(k) + [len(groups[k])] + ["%.0f" % v[x] for x in FIELDS])
+
+    def get(s, lock, t, d, l):
+        return med.get((s, lock, t, d, l))
+
+    rep = ["# Adaptive runtime benchmarks", "",
+           "Median of %d interleaved rounds, %.2f s each (`bench/adaptive.py`)." %
+           (a.rounds, a.seconds), ""]
+    points = sorted({k[2:] for k in med if k[0] == "grid"}, key=lambda p: tuple(map(int, p)))
+    rep += ["## Grid: adaptive / max(pthread, rcl)", "",
+            "| threads | delay | lines | ratio | p99 adaptive / pthread / rcl (ns) |",
+            "|---:|---:|---:|---:|---|"]
+    ok = 0
+    for t, d, l in points:
+        p, r, ad = (get("grid", x, t, d, l) for x in ("pthread", "rcl", "rcl-adaptive"))
+        ratio = ad["throughput_ops_s"] / max(p["throughput_ops_s"], r["throughput_ops_s"])
+        ok += ratio >= 0.95
+        rep.append("| %s | %s | %s | %.2f | %.0f / %.0f / %.0f |" % (
+            t, d, l, ratio, ad["p99_ns"], p["p99_ns"], r["p99_ns"]))
+    rep += ["", "%d of %d points at >= 0.95." % (ok, len(points)), ""]
+    rep += ["## Where delegation must win (emulated asymmetry, clients on the little CPU)", "",
+            "| K | threads | pthread ops/s | rcl ops/s | rcl-adaptive ops/s | adaptive / best |",
+            "|---:|---:|---:|---:|---:|---:|"]
+    for s in sorted({k[0] for k in med if k[0].startswith("asym-k")}):
+        for t in sorted({k[2] for k in med if k[0] == s}, key=int):
+            p, r, ad = (get(s, x, t, "100", "5") for x in ("pthread", "rcl", "rcl-adaptive"))
+            best = max(p["throughput_ops_s"], r["throughput_ops_s"])
+            rep.append("| %s | %s | %.0f | %.0f | %.0f | %.2f |" % (
+                s[6:], t, p["throughput_ops_s"], r["throughput_ops_s"], ad["throughput_ops_s"],
+                ad["throughput_ops_s"] / best))
+    rep += ["", "## Client waiting: clients sharing the little CPU (K = 4), rcl", "",
+            "| threads | RCL_CLIENT_WAIT=spin ops/s | aware ops/s | aware / spin | p99 spin / aware (ns) |",
+            "|---:|---:|---:|---:|---|"]
+    for t in sorted({k[2] for k in med if k[0] == "waiting-aware"}, key=int):
+        sp, aw = (get("waiting-" + w, "rcl", t, "100", "5") for w in ("spin", "aware"))
+        rep.append("| %s | %.0f | %.0f | %.2f | %.0f / %.0f |" % (
+            t, sp["throughput_ops_s"], aw["throughput_ops_s"],
+            aw["throughput_ops_s"] / sp["throughput_ops_s"], sp["p99_ns"], aw["p99_ns"]))
+    text = "\n".join(rep) + "\n"
+    with open(os.path.join(a.out, "report.md"), "w") as f:
+        f.write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -6,7 +6,8 @@ Runs, in one sitting, interleaved round by round (each round runs every lock onc
                ffwd and CC-Synch's combiner
   contention   2 threads, every lock, delay x cache lines
   oversub      threads 1..16 on this machine's CPUs, every lock: throughput, p99, CPU time
-  asym         emulated big/little (--little 0 --slowdown 4) next to the same run symmetric
+  asym         emulated big/little (--little 0 --slowdown 4) next to the same run symmetric,
+               and the program's threads all on the little CPU with long critical sections
 Each figure is the median over the rounds (5 by default, 1 with --quick). Writes to OUT:
 raw.csv (every round), results.csv (medians), probes.json, machine.json, *.svg plots and
 report.md. Exits 1 when a configuration failed (a self-check included); the failures are
@@ -51,6 +52,13 @@ def plan(quick, ncpus):
     if ncpus > 1:  # one CPU left big at least
         sets.append(("asym-emulated", sets[-1][1] + ["--little", little,
                                                      "--slowdown", str(SLOWDOWN)]))
+        # The program's threads on the little CPU, long critical sections (4,000 cycles of
+        # compute): the serial part is what a fast core should run (CF'10).
+        sets.append(("asym-program-on-little",
+                     ["--locks", ",".join(ASYM_LOCKS), "--threads", "4" if quick else "2,4",
+                      "--delay", "100", "--lines", "5", "--cs-cycles", "4000",
+                      "--little", little, "--clients-on", little,
+                      "--slowdown", str(SLOWDOWN)]))
     return [(name, args + common) for name, args in sets]
 
 
@@ -248,6 +256,38 @@ def readings(results, probes, info):
             % tuple([asym(k, "throughput_ops_s") for k in
                      ("rcl", "rcl-adaptive", "ffwd", "pthread", "mcs", "ccsynch")] +
                     [fmt(get(results, "asym-emulated", "rcl", t, "little_share"), 3)]))
+    t2 = max([int(r["threads"]) for r in results if r["set"] == "asym-program-on-little"] or [0])
+    if t2:
+        def little(lock):
+            return get(results, "asym-program-on-little", lock, t2, "throughput_ops_s")
+
+        out.append(
+            "- **The same claim where it should show: the program's %d threads all on the "
+            "little CPU, critical sections of 4,000 cycles of compute (x%d there).** EMULATED. "
+            "Throughput / pthread's: rcl %s, rcl-adaptive %s, ffwd %s, ccsynch %s, mutexee %s "
+            "(pthread %s ops/s). Delegation runs each section at big speed; the local locks run "
+            "it on the little CPU."
+            % (t2, SLOWDOWN, ratio_text(little("rcl"), little("pthread")),
+               ratio_text(little("rcl-adaptive"), little("pthread")),
+               ratio_text(little("ffwd"), little("pthread")),
+               ratio_text(little("ccsynch"), little("pthread")),
+               ratio_text(little("mutexee"), little("pthread")), fmt(little("pthread"))))
+    t2 = max([int(r["threads"]) for r in results if r["set"] == "asym-program-on-little"] or [0])
+    if t2:
+        def little(lock):
+            return get(results, "asym-program-on-little", lock, t2, "throughput_ops_s")
+
+        out.append(
+            "- **The same claim where it should show: the program's %d threads all on the "
+            "little CPU, critical sections of 4,000 cycles of compute (x%d there).** EMULATED. "
+            "Throughput / pthread's: rcl %s, rcl-adaptive %s, ffwd %s, ccsynch %s, mutexee %s "
+            "(pthread %s ops/s). Delegation runs each section at big speed; the local locks run "
+            "it on the little CPU."
+            % (t2, SLOWDOWN, ratio_text(little("rcl"), little("pthread")),
+               ratio_text(little("rcl-adaptive"), little("pthread")),
+               ratio_text(little("ffwd"), little("pthread")),
+               ratio_text(little("ccsynch"), little("pthread")),
+               ratio_text(little("mutexee"), little("pthread")), fmt(little("pthread"))))
     over = [r for r in results if r["set"] == "oversub"]
     if over:
         tmax = max(int(r["threads"]) for r in over)

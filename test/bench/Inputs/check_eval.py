@@ -39,7 +39,7 @@ if not rows or list(rows[0].keys()) != need:
 print("columns: " + ",".join(need))
 
 for s, locks in [("contention", LOCKS), ("oversub", LOCKS), ("asym-symmetric", ASYM),
-                 ("asym-emulated", ASYM)]:
+                 ("asym-emulated", ASYM), ("asym-program-on-little", ASYM)]:
     mine = [r for r in rows if r["set"] == s]
     for t in sorted({r["threads"] for r in mine}, key=int):
         ran = {r["lock"] for r in mine if r["threads"] == t}
@@ -51,7 +51,7 @@ for s, locks in [("contention", LOCKS), ("oversub", LOCKS), ("asym-symmetric", A
         if float(r["throughput_ops_s"]) <= 0 or float(r["cpu_s_per_mop"]) <= 0:
             fail("%s %s: no operations" % (s, r["lock"]))
         emulated = r["little_share"] != ""
-        if emulated != (s == "asym-emulated"):
+        if emulated != (s in ("asym-emulated", "asym-program-on-little")):
             fail("%s %s: little_share '%s'" % (s, r["lock"], r["little_share"]))
         if emulated and not 0 <= float(r["little_share"]) <= 1:
             fail("little_share out of range")

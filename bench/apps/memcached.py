@@ -232,9 +232,12 @@ def cmd_select(args):
         rep = os.path.join(tmp, "report.json")
         with open(allp, "w") as f:
             json.dump(everything, f)
-        subprocess.run([args.rewrite, "--dry-run", "--quiet", "--profile", allp, "--report-json", rep]
-                       + srcs + ["--", "-DHAVE_CONFIG_H", "-I.", "-DNDEBUG", "-std=gnu11"],
-                       cwd=args.src, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        dry = subprocess.run([args.rewrite, "--dry-run", "--quiet", "--profile", allp, "--report-json", rep]
+                             + srcs + ["--", "-DHAVE_CONFIG_H", "-I.", "-DNDEBUG", "-std=gnu11"],
+                             cwd=args.src, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if dry.returncode != 0:
+            log("select: rcl-rewrite --dry-run failed (exit status %d): %s" % (dry.returncode, dry.stderr.strip()))
+            return 2
         status = {}
         if os.path.exists(rep):
             with open(rep) as f:

@@ -1,4 +1,5 @@
-# lit configuration shared by every suite: runtime/, rewriter/, profiler/, cli/, e2e/.
+# lit configuration shared by every suite: runtime/, rewriter/, profiler/, cli/, bench/,
+# python/ (the unit tests of the shared Python modules), e2e/.
 import os
 import shutil
 

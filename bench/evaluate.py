@@ -19,11 +19,13 @@ import glob
 import io
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from rcltools import machine  # noqa: E402  (the shared modules: python/rcltools)
 
 LOCKS = ["pthread", "tas", "ticket", "mcs", "clh", "mutexee", "ccsynch", "ffwd", "rcl",
          "rcl-local", "rcl-adaptive"]
@@ -63,16 +65,8 @@ def plan(quick, ncpus):
 
 
 def machine_info(build):
-    info = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
-    model = "unknown"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    info["cpu_model"] = model
+    # The shared machine description, with the CPUs this run may use (its affinity) as cpus.
+    info = dict(machine.describe(), date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
     info["cpus"] = len(os.sched_getaffinity(0))
     nodes = glob.glob("/sys/devices/system/node/node[0-9]*")
     info["numa_nodes"] = len(nodes) or 1
@@ -85,7 +79,6 @@ def machine_info(build):
             pass
     hybrid = [k for k in ("cpu_core", "cpu_atom") if os.path.exists("/sys/devices/" + k)]
     info["core_kinds"] = max(len(caps), len(hybrid), 1)
-    info["kernel"] = platform.release()
     rapl = glob.glob("/sys/class/powercap/intel-rapl:*/energy_uj")
     info["rapl"] = "readable" if any(os.access(f, os.R_OK) for f in rapl) else (
         "present, unreadable" if rapl else "absent")

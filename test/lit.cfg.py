@@ -1,4 +1,5 @@
-# lit configuration shared by every suite: runtime/, rewriter/, profiler/, cli/, e2e/.
+# lit configuration shared by every suite: runtime/, rewriter/, profiler/, cli/, bench/,
+# python/ (the unit tests of the shared Python modules), e2e/.
 import os
 import shutil
 
@@ -46,11 +47,12 @@ config.substitutions.append(("%librcl-prof", os.path.join(obj, "profiler", "libr
 # The workflow command; a pattern, so it never eats the %rcl-* and %rcl_* names above.
 config.substitutions.append((r"%rcl(?![-\w])", os.path.join(obj, "cli", "rcl")))
 config.substitutions.append(("FileCheck", config.filecheck))
-# Shared by the suites: succeed iff a command exits with the given status.
+# Shared by the suites: succeed iff a command exits with the given status. Python is the one
+# interpreter the tools run with (CMakeLists.txt: Debian's /usr/bin/python3).
 config.substitutions.append(
-    ("%expect_status", "%s %s" % (shutil.which("python3") or "python3",
+    ("%expect_status", "%s %s" % (config.python,
                                   os.path.join(config.test_source_root, "Inputs", "expect_status.py"))))
-config.substitutions.append(("%python", shutil.which("python3") or "python3"))
+config.substitutions.append(("%python", config.python))
 
 if config.sanitize:
     config.available_features.add(config.sanitize + "-sanitizer")

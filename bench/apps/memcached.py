@@ -28,6 +28,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from rcltools import machine  # noqa: E402  (the shared modules: python/rcltools)
+
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
@@ -232,9 +235,12 @@ def cmd_select(args):
         rep = os.path.join(tmp, "report.json")
         with open(allp, "w") as f:
             json.dump(everything, f)
-        subprocess.run([args.rewrite, "--dry-run", "--quiet", "--profile", allp, "--report-json", rep]
-                       + srcs + ["--", "-DHAVE_CONFIG_H", "-I.", "-DNDEBUG", "-std=gnu11"],
-                       cwd=args.src, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        dry = subprocess.run([args.rewrite, "--dry-run", "--quiet", "--profile", allp, "--report-json", rep]
+                             + srcs + ["--", "-DHAVE_CONFIG_H", "-I.", "-DNDEBUG", "-std=gnu11"],
+                             cwd=args.src, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if dry.returncode != 0:
+            log("select: rcl-rewrite --dry-run failed (exit status %d): %s" % (dry.returncode, dry.stderr.strip()))
+            return 2
         status = {}
         if os.path.exists(rep):
             with open(rep) as f:
@@ -360,24 +366,13 @@ def cmd_bench(args):
             for x in rows:
                 w.writerow(x)
     with open(args.json, "w") as f:
-        json.dump({"machine": {"cpus": os.cpu_count(), "model": cpu_model()},
+        json.dump({"machine": machine.describe(),
                    "load": {"generator": args.memaslap, "seconds": args.seconds,
                             "load_threads": args.load_threads, "concurrency": args.concurrency,
                             "mix": "memaslap default: 90% get / 10% set, 64-byte keys, 1024-byte values"},
                    "variants": [{"name": n, "binary": b, "env": e} for n, b, e in variants],
                    "runs": rows}, f, indent=1)
     return 0 if all("throughput_ops_s" in x for x in rows) else 1
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
 
 
 def cmd_summary(args):

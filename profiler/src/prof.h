@@ -12,8 +12,9 @@
  * (exit, _exit, fatal signal) and rcl-prof turns that file into the report.
  *
  * The raw file layout is struct raw_header, the executable's path, the text of
- * /proc/self/maps, then `nrecords` struct lock_record. rcl-prof (rcl-prof.py) parses exactly
- * these structs: change them together and bump RCL_PROF_RAW_VERSION.
+ * /proc/self/maps, then `nrecords` struct lock_record. rcl-prof reads exactly these structs
+ * (python/rcltools/rawdump.py; test/profiler/dump-layout.test fails when the two differ):
+ * change them together and bump RCL_PROF_RAW_VERSION.
  */
 #ifndef RCL_PROF_PROF_H
 #define RCL_PROF_PROF_H
@@ -33,7 +34,7 @@
 #define PROF_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define PROF_HIDDEN      __attribute__((visibility("hidden")))
 
-/* How a call site acquired (or tried to acquire) the lock. Same values in rcl-prof.py. */
+/* How a call site acquired (or tried to acquire) the lock. Same values in rawdump.py. */
 enum site_kind { SITE_LOCK = 0, SITE_TRYLOCK = 1, SITE_TIMEDLOCK = 2, SITE_DELEGATE = 3 };
 
 /* Where a record's name comes from when the mutex has no static storage. */

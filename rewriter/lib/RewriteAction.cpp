@@ -160,10 +160,9 @@ class RewriteConsumer : public ASTConsumer {
     }
 
     void addEdit(clang::tooling::Replacements &Edits, const clang::tooling::Replacement &R) {
-        if (llvm::Error E = Edits.add(R)) {
-            llvm::errs() << "rcl: internal error: conflicting edits: "
-                         << llvm::toString(std::move(E)) << "\n";
-        }
+        if (llvm::Error E = Edits.add(R))
+            Session.InternalErrors.push_back("conflicting edits in '" + R.getFilePath().str() +
+                                             "': " + llvm::toString(std::move(E)));
     }
 
     void record(const SourceText &Text, const std::string &Given, const std::string &Lock,

@@ -9,6 +9,8 @@
 #include "clang/Tooling/Tooling.h"
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 namespace rcl {
 
@@ -24,6 +26,9 @@ struct RewriteSession {
     std::map<std::string, std::string> MainFiles;              ///< real path -> name as given
     std::set<std::string> Done;                                ///< real paths already rewritten
     Report Findings;
+    /// Faults of the tool itself (edits that conflict): the driver then writes nothing and
+    /// exits with a failure status, never 0.
+    std::vector<std::string> InternalErrors;
 
     RewriteSession(LockApi Api, Selection Select)
         : Api(std::move(Api)), Select(std::move(Select)) {}

@@ -96,6 +96,10 @@ static cl::opt<bool> NoNestedLocks(
 static cl::opt<bool> Quiet("quiet", cl::desc("Print no diagnostics and no summary"),
                            cl::cat(Category));
 
+/// The exit status of a fault of the tool itself, as opposed to 1 for bad input or options
+/// (sysexits.h's EX_SOFTWARE).
+static constexpr int ExitInternalError = 70;
+
 /// Reads a config file into extra argv entries placed before the user's own arguments.
 static bool readConfig(StringRef Path, std::vector<std::string> &Args) {
     ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path);
@@ -244,6 +248,12 @@ int main(int argc, const char **argv) {
         errs() << "rcl-rewrite: a translation unit did not compile; no file was changed\n";
         return Status;
     }
+    if (!Session.InternalErrors.empty()) {
+        for (const std::string &Message : Session.InternalErrors)
+            errs() << "rcl-rewrite: internal error: " << Message << "\n";
+        errs() << "rcl-rewrite: no file was changed (please report this with the input)\n";
+        return ExitInternalError;
+    }
 
     // Apply the edits to each file's current text.
     std::map<std::string, std::string> Rewritten;
@@ -276,6 +286,12 @@ int main(int argc, const char **argv) {
         }
         yaml::Output YAML(OS);
         YAML << TUR;
+        OS.close();
+        if (OS.has_error()) {
+            OS.clear_error();
+            errs() << "rcl-rewrite: cannot write '" << ExportFixes << "'\n";
+            return 1;
+        }
     }
     if (DryRun) {
         // Nothing written.
@@ -283,6 +299,9 @@ int main(int argc, const char **argv) {
         for (auto &[Path, Text] : Rewritten) {
             if (!NoBackup) {
                 ErrorOr<std::unique_ptr<MemoryBuffer>> Old = MemoryBuffer::getFile(Path);
+                if (!Old)
+                    errs() << "rcl-rewrite: cannot read '" << Path
+                           << "' again for its backup: " << Old.getError().message() << "\n";
                 OK &= Old && writeAtomically(Path + ".orig", (*Old)->getBuffer());
             }
             OK &= OK && writeAtomically(Path, Text);

@@ -1,0 +1,15 @@
+"""rcltools: the modules the RCL toolkit's Python programs share.
+
+The programs (cli/rcl.in, rewriter/rcl-cc.in, profiler/rcl-prof.in, bench/evaluate.py,
+bench/apps/memcached.py) parse their options and call these; each piece of logic that more
+than one of them needs is written once here:
+
+  elf        what a program's ELF headers say (debug info, load segments, interpreter)
+  machine    the description of this machine written next to every result (one JSON shape)
+  profile    profile.json (docs/profile-json.md): reading it, and which locks it selects
+  rawdump    the raw dump librcl-prof.so writes (the layout of profiler/src/prof.h)
+  fmt        how times and rates are printed
+  paths      finding programs (PATH, like a shell) and a tool's siblings (beside itself)
+
+Standard library only: every tool runs with Debian's python3 and nothing else.
+"""

@@ -1,0 +1,115 @@
+"""What the toolkit needs to know of an ELF file, read from its headers (ELF32 and ELF64,
+either byte order): whether it has debug info (call sites have file:line), its PT_LOAD
+segments (addresses to module offsets) and whether it has a program interpreter (LD_PRELOAD
+can reach it)."""
+import struct
+
+PT_LOAD, PT_INTERP = 1, 3
+
+
+class Elf:
+    """The headers of one ELF file; open() returns None for a file that is not ELF."""
+
+    def __init__(self, path, head):
+        self.path = path
+        self.is64 = head[4] == 2
+        self.end = "<" if head[5] == 1 else ">"
+        if self.is64:
+            self.phoff, self.shoff = struct.unpack_from(self.end + "QQ", head, 0x20)
+            (self.phentsize, self.phnum, self.shentsize, self.shnum,
+             self.shstrndx) = struct.unpack_from(self.end + "5H", head, 0x36)
+        else:
+            self.phoff, self.shoff = struct.unpack_from(self.end + "II", head, 0x1C)
+            (self.phentsize, self.phnum, self.shentsize, self.shnum,
+             self.shstrndx) = struct.unpack_from(self.end + "5H", head, 0x2A)
+
+    @classmethod
+    def open(cls, path):
+        try:
+            with open(path, "rb") as f:
+                head = f.read(64)
+        except OSError:
+            return None
+        if len(head) < 52 or head[:4] != b"\x7fELF" or head[4] not in (1, 2):
+            return None
+        if head[4] == 2 and len(head) < 64:
+            return None
+        try:
+            return cls(path, head)
+        except struct.error:
+            return None
+
+    def _read(self, offset, size):
+        with open(self.path, "rb") as f:
+            f.seek(offset)
+            return f.read(size)
+
+    def program_headers(self):
+        """[(p_type, p_offset, p_vaddr, p_memsz)] of every program header."""
+        if not self.phoff or not self.phnum:
+            return []
+        table = self._read(self.phoff, self.phentsize * self.phnum)
+        out = []
+        for i in range(self.phnum):
+            if self.is64:
+                p_type, _, off, vaddr, _, _, memsz, _ = struct.unpack_from(
+                    self.end + "IIQQQQQQ", table, i * self.phentsize)
+            else:
+                p_type, off, vaddr, _, _, memsz, _, _ = struct.unpack_from(
+                    self.end + "8I", table, i * self.phentsize)
+            out.append((p_type, off, vaddr, memsz))
+        return out
+
+    def section_names(self):
+        """The names of the sections (bytes), in order."""
+        if not self.shoff or self.shstrndx >= self.shnum:
+            return []
+        table = self._read(self.shoff, self.shentsize * self.shnum)
+        fmt = self.end + ("IIQQQQ" if self.is64 else "IIIIII")
+
+        def header(i):
+            name, _type, _flags, _addr, off, size = struct.unpack_from(fmt, table,
+                                                                       i * self.shentsize)
+            return name, off, size
+        _, stroff, strsize = header(self.shstrndx)
+        names = self._read(stroff, strsize)
+        out = []
+        for i in range(self.shnum):
+            n = header(i)[0]
+            out.append(names[n:names.find(b"\0", n)])
+        return out
+
+
+def has_debug_info(path):
+    """True/False for an ELF file with/without a .debug_info section; None if not ELF."""
+    elf = Elf.open(path)
+    if elf is None:
+        return None
+    try:
+        return any(n in (b".debug_info", b".zdebug_info") for n in elf.section_names())
+    except (OSError, struct.error):
+        return None
+
+
+def load_segments(path):
+    """[(vaddr, offset, memsz)] of the PT_LOAD segments, or None if path is not ELF."""
+    elf = Elf.open(path)
+    if elf is None:
+        return None
+    try:
+        return [(vaddr, off, memsz) for p_type, off, vaddr, memsz in elf.program_headers()
+                if p_type == PT_LOAD]
+    except (OSError, struct.error):
+        return None
+
+
+def has_interp(path):
+    """Whether a program is dynamically linked (has PT_INTERP); True when it is not ELF (a
+    script, or something else we cannot judge)."""
+    elf = Elf.open(path)
+    if elf is None:
+        return True
+    try:
+        return any(p[0] == PT_INTERP for p in elf.program_headers())
+    except (OSError, struct.error):
+        return True

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CaptureAnalysis.h"
+#include "CalleeFacts.h"
 #include "StmtWalk.h"
 
 #include "clang/AST/ParentMapContext.h"
@@ -38,83 +39,9 @@ std::optional<std::string> delegatedConditionWait(LockOp Op) {
     }
 }
 
-namespace {
-
-/// Calls whose behaviour depends on the thread that makes them, with the reason. InCallee: the
-/// call is in a function the section calls, whose own frame (alloca, va_start, a setjmp it
-/// returns to) stays its own; what acts on the calling thread still acts on the server.
-/// errno is not here: the runtime carries the client's errno into every delegated call and the
-/// server's back out (docs/rewriter.md, "Thread identity").
-std::optional<std::string> threadIdentityReason(const CallExpr *Call, bool InCallee) {
-    const FunctionDecl *Callee = Call->getDirectCallee();
-    if (!Callee || !Callee->getIdentifier()) return std::nullopt;
-    StringRef Name = Callee->getName();
-    if (Name == "pthread_self" || Name == "gettid" || Name == "pthread_getspecific" ||
-        Name == "pthread_setspecific" || Name == "pthread_exit")
-        return std::string("depends on the calling thread's identity");
-    if (Name == "syscall" && Call->getNumArgs() > 0) {
-        // syscall(SYS_gettid) and the raw forms of the calls below.
-        Expr::EvalResult Number;
-        const Expr *Arg = Call->getArg(0);
-        if (!Arg->isValueDependent() && Arg->EvaluateAsInt(Number, Callee->getASTContext()) &&
-            Number.Val.isInt()) {
-            int64_t N = Number.Val.getInt().getExtValue();
-            if (N == SYS_gettid) return std::string("depends on the calling thread's identity");
-            if (N == SYS_prctl || N == SYS_sched_setaffinity || N == SYS_sched_getaffinity ||
-                N == SYS_setpriority || N == SYS_sched_setscheduler || N == SYS_sched_setparam)
-                return std::string("acts on the calling thread (syscall), which would be the "
-                                   "server");
-            if (N == SYS_rt_sigprocmask || N == SYS_rt_sigsuspend || N == SYS_rt_sigtimedwait ||
-                N == SYS_sigaltstack)
-                return std::string("changes or uses the calling thread's signal state");
-        }
-    }
-    // Attributes of the calling thread: its name, CPU affinity, priority, scheduling policy,
-    // namespaces.
-    if (Name == "prctl" || Name == "sched_setaffinity" || Name == "sched_getaffinity" ||
-        Name == "setpriority" || Name == "getpriority" || Name == "nice" ||
-        Name == "sched_setscheduler" || Name == "sched_getscheduler" || Name == "sched_setparam" ||
-        Name == "sched_getparam" || Name == "sched_setattr" || Name == "sched_getattr" ||
-        Name == "unshare" || Name == "setns" || Name == "ioprio_set" || Name == "ioprio_get")
-        return "acts on the calling thread (" + Name.str() + "), which would be the server";
-    if (Name == "pthread_sigmask" || Name == "sigprocmask" || Name == "sigsuspend" ||
-        Name == "sigwait" || Name == "sigwaitinfo" || Name == "sigtimedwait" ||
-        Name == "sigpending" || Name == "sigaltstack" || Name == "raise" || Name == "pause" ||
-        Name == "sighold" || Name == "sigrelse" || Name == "sigpause" || Name == "siginterrupt")
-        return std::string("changes or uses the calling thread's signal state");
-    if (Name == "longjmp" || Name == "_longjmp" || Name == "siglongjmp" ||
-        (!InCallee &&
-         (Name == "setjmp" || Name == "_setjmp" || Name == "sigsetjmp" || Name == "__sigsetjmp")))
-        return std::string("uses setjmp/longjmp, which cannot cross threads");
-    if (!InCallee && (Name == "alloca" || Name == "__builtin_alloca"))
-        return std::string("uses alloca, whose memory would live on the server's stack");
-    if (!InCallee && (Name == "__builtin_va_start" || Name == "__builtin_va_end" ||
-                      Name == "__builtin_va_copy" || Name == "__builtin_c23_va_start"))
-        return std::string("uses the enclosing function's variable arguments");
-    if (Name == "pthread_create")
-        return std::string("creates a thread, which would inherit the server's CPU affinity and "
-                           "signal mask");
-    if (Name == "fork" || Name == "vfork")
-        return std::string("forks, and the child would be a copy of the server thread");
-    return std::nullopt;
-}
-
-/// What in S would behave differently on the server's thread: a call of threadIdentityReason's
-/// list, or a thread-local variable.
-std::optional<std::string> threadHazard(const Stmt *S, bool InCallee) {
-    if (const auto *Call = dyn_cast<CallExpr>(S)) return threadIdentityReason(Call, InCallee);
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
-        if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
-            if (Var->getTLSKind() != VarDecl::TLS_None)
-                return "uses thread-local variable '" + Var->getNameAsString() + "'";
-    return std::nullopt;
-}
-
-} // namespace
-
 CaptureAnalysis::CaptureAnalysis(ASTContext &Ctx, const LockApi &Api, const SourceText &Text,
-                                 bool NoNestedLocks, const FunctionDecl *Fn)
-    : Ctx(Ctx), Api(Api), Text(Text), NoNestedLocks(NoNestedLocks) {
+                                 CalleeFacts &Callees, bool NoNestedLocks, const FunctionDecl *Fn)
+    : Ctx(Ctx), Api(Api), Text(Text), Callees(Callees), NoNestedLocks(NoNestedLocks) {
     walk(Fn->getBody(), [&](const Stmt *S) {
         if (const auto *Goto = dyn_cast<GotoStmt>(S)) GotosTo[Goto->getLabel()].push_back(Goto);
         if (const auto *Address = dyn_cast<AddrLabelExpr>(S))
@@ -209,49 +136,6 @@ bool CaptureAnalysis::usesLocalType(QualType T, const CriticalSection &CS) const
     return false;
 }
 
-const CaptureAnalysis::FunctionFacts &CaptureAnalysis::facts(const FunctionDecl *Def) {
-    auto [It, New] = Facts.try_emplace(Def);
-    if (!New) return It->second;
-    FunctionFacts F;
-    walk(Def->getBody(), [&](const Stmt *S) {
-        if (!F.Hazard)
-            if (std::optional<std::string> Reason = threadHazard(S, /*InCallee=*/true))
-                F.Hazard = Refusal{*Reason, S->getBeginLoc()};
-        const auto *Call = dyn_cast<CallExpr>(S);
-        if (!Call) return;
-        std::optional<LockOp> Op = Api.classify(Call);
-        if (Op && isConditionWait(*Op)) F.Waits.push_back(Call);
-        if (Op == LockOp::Lock || Op == LockOp::TryLock || Op == LockOp::TimedLock) F.Locks = true;
-        const FunctionDecl *Callee = Call->getDirectCallee(), *CalleeDef = nullptr;
-        if (!Op && Callee && Callee->hasBody(CalleeDef)) F.Callees.push_back(CalleeDef);
-    });
-    return Facts[Def] = std::move(F);
-}
-
-const std::vector<const FunctionDecl *> &CaptureAnalysis::reachable(const FunctionDecl *Fn) {
-    const FunctionDecl *Def = nullptr;
-    Fn->hasBody(Def);
-    std::vector<const FunctionDecl *> &Out = Reachable[Fn];
-    if (!Def || !Out.empty()) return Out;
-    std::set<const FunctionDecl *> Seen{Def};
-    Out.push_back(Def);
-    // Breadth first, one level at a time, at most 16 calls deep.
-    for (size_t Level = 0, Begin = 0; Level <= 16 && Begin < Out.size(); ++Level) {
-        size_t End = Out.size();
-        for (size_t I = Begin; I < End; ++I)
-            for (const FunctionDecl *Callee : facts(Out[I]).Callees)
-                if (Seen.insert(Callee).second) Out.push_back(Callee);
-        Begin = End;
-    }
-    return Out;
-}
-
-bool CaptureAnalysis::reachesLock(const FunctionDecl *Fn) {
-    for (const FunctionDecl *Def : reachable(Fn))
-        if (facts(Def).Locks) return true;
-    return false;
-}
-
 std::optional<TextEdit> CaptureAnalysis::renameWait(const CallExpr *Wait, StringRef Replacement,
                                                     std::string &Why) const {
     const auto *Callee = dyn_cast<DeclRefExpr>(Wait->getCallee()->IgnoreParenImpCasts());
@@ -282,8 +166,8 @@ std::optional<TextEdit> CaptureAnalysis::renameWait(const CallExpr *Wait, String
 void CaptureAnalysis::calleeWaits(CriticalSection &CS, const FunctionDecl *Callee,
                                   SourceLocation Loc) {
     const SourceManager &SM = Ctx.getSourceManager();
-    for (const FunctionDecl *Def : reachable(Callee))
-        for (const CallExpr *Wait : facts(Def).Waits) {
+    for (const FunctionDecl *Def : Callees.reachable(Callee))
+        for (const CallExpr *Wait : Callees.facts(Def).Waits) {
             if (!NotedWaits.insert(Wait).second) continue;
             LockOp Op = *Api.classify(Wait);
             std::string Name = Wait->getDirectCallee()->getNameAsString();
@@ -345,19 +229,7 @@ bool CaptureAnalysis::gotoReleasingLabel(CriticalSection &CS, const GotoStmt *Go
 
 void CaptureAnalysis::calleeHazards(CriticalSection &CS, const FunctionDecl *Callee,
                                     SourceLocation Loc) {
-    const SourceManager &SM = Ctx.getSourceManager();
-    for (const FunctionDecl *Def : reachable(Callee)) {
-        const std::optional<Refusal> &Hazard = facts(Def).Hazard;
-        if (!Hazard) continue;
-        std::string What = "calls '" + Callee->getNameAsString() + "', which ";
-        if (Def != Callee->getDefinition()) What += "through '" + Def->getNameAsString() + "' ";
-        What += Hazard->Reason;
-        PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Hazard->Loc));
-        if (P.isValid())
-            What += " (" + llvm::sys::path::filename(P.getFilename()).str() + ":" +
-                    std::to_string(P.getLine()) + ")";
-        return refuse(CS, What, Loc);
-    }
+    if (std::optional<Refusal> Why = Callees.hazard(Callee)) return refuse(CS, Why->Reason, Loc);
 }
 
 const Stmt *CaptureAnalysis::jumpTarget(const Stmt *Jump) const {
@@ -520,7 +392,7 @@ void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
         }
         if (const FunctionDecl *Callee = Call->getDirectCallee()) {
             calleeWaits(CS, Callee, Loc);
-            if (NoNestedLocks && reachesLock(Callee))
+            if (NoNestedLocks && Callees.reachesLock(Callee))
                 return refuse(CS,
                               "calls '" + Callee->getNameAsString() +
                                   "', which takes a mutex (--no-nested-locks)",

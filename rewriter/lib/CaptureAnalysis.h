@@ -2,6 +2,7 @@
 #ifndef RCL_REWRITER_CAPTUREANALYSIS_H
 #define RCL_REWRITER_CAPTUREANALYSIS_H
 
+#include "CalleeFacts.h"
 #include "CriticalSection.h"
 #include "LockApi.h"
 #include "clang/AST/ASTContext.h"
@@ -23,8 +24,9 @@ class CaptureAnalysis {
   public:
     /// NoNestedLocks: also refuse sections that take another mutex, directly or through a
     /// function of this translation unit (see docs/rewriter.md, "Nested locks").
+    /// Callees: the facts of the unit's functions (shared by its sections' analyses).
     CaptureAnalysis(clang::ASTContext &Ctx, const LockApi &Api, const SourceText &Text,
-                    bool NoNestedLocks, const clang::FunctionDecl *Fn);
+                    CalleeFacts &Callees, bool NoNestedLocks, const clang::FunctionDecl *Fn);
 
     void analyse(CriticalSection &CS);
 
@@ -50,19 +52,6 @@ class CaptureAnalysis {
     bool declaredInBody(const CriticalSection &CS, const clang::Decl *D) const;
     const clang::Stmt *jumpTarget(const clang::Stmt *Jump) const;
     const clang::Stmt *parent(const clang::Stmt *S) const;
-    /// What one function of the translation unit does directly.
-    struct FunctionFacts {
-        std::vector<const clang::CallExpr *> Waits; ///< condition waits
-        bool Locks = false;                         ///< locks, trylocks or timedlocks a mutex
-        /// The first thing it does that acts on or depends on the calling thread.
-        std::optional<Refusal> Hazard;
-        std::vector<const clang::FunctionDecl *> Callees; ///< defined in this TU
-    };
-    const FunctionFacts &facts(const clang::FunctionDecl *Def);
-    /// Fn's definition and every function of the translation unit it calls, transitively
-    /// (breadth first, at most 16 calls deep).
-    const std::vector<const clang::FunctionDecl *> &reachable(const clang::FunctionDecl *Fn);
-    bool reachesLock(const clang::FunctionDecl *Fn);
     /// The edit that renames Wait's callee to Replacement; nothing with Why empty when it is
     /// already that call, nothing with Why set when the name cannot be edited.
     std::optional<TextEdit> renameWait(const clang::CallExpr *Wait, llvm::StringRef Replacement,
@@ -72,8 +61,9 @@ class CaptureAnalysis {
     /// renamed to rcl_cond_* where they can be edited, and a note says what happened.
     void calleeWaits(CriticalSection &CS, const clang::FunctionDecl *Callee,
                      clang::SourceLocation Loc);
-    /// The section calls Callee, which (directly or through further calls of the translation
-    /// unit) uses thread-local state or acts on the calling thread: refused.
+    /// The section calls Callee, which (directly, through further calls of the translation
+    /// unit, or through the project's facts of other units) uses thread-local state or acts on
+    /// the calling thread: refused.
     void calleeHazards(CriticalSection &CS, const clang::FunctionDecl *Callee,
                        clang::SourceLocation Loc);
     /// A goto from the section to a label after it whose first statement unlocks the
@@ -89,8 +79,7 @@ class CaptureAnalysis {
     /// Every goto of the function, by target; labels whose address is taken (`&&l`).
     std::map<const clang::LabelDecl *, std::vector<const clang::GotoStmt *>> GotosTo;
     std::set<const clang::LabelDecl *> LabelAddressTaken;
-    std::map<const clang::FunctionDecl *, FunctionFacts> Facts;
-    std::map<const clang::FunctionDecl *, std::vector<const clang::FunctionDecl *>> Reachable;
+    CalleeFacts &Callees;
     bool NoNestedLocks;
     // Per section being analysed:
     std::map<const clang::VarDecl *, std::vector<const clang::DeclRefExpr *>> BodyUses;

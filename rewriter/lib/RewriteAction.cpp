@@ -50,10 +50,20 @@ class RewriteConsumer : public ASTConsumer {
         }
         // Parent lookups only ever concern these bodies: keep the parent map off the headers.
         Ctx.setTraversalScope(Functions);
+        CalleeFacts Callees(Ctx, Session.Api,
+                            Session.FactsDir.empty() ? nullptr : &Session.Project);
+        if (!Session.FactsDir.empty()) {
+            std::string Error;
+            std::map<std::string, ProjectFacts::Entry> Mine = Callees.exported();
+            if (!ProjectFacts::save(Session.FactsDir, Real, Mine, Error))
+                Session.InternalErrors.push_back("--facts-dir: " + Error);
+            Session.Project.add(Mine); // for the units after this one in the same run
+        }
         for (Decl *D : Functions) {
             auto *Fn = cast<FunctionDecl>(D);
             if (isDeclaredWrapper(Fn)) continue;
-            std::string Definitions = rewriteFunction(Ctx, Text, Emitter, Fn, Real, Given, Sites);
+            std::string Definitions =
+                rewriteFunction(Ctx, Text, Emitter, Callees, Fn, Real, Given, Sites);
             if (Definitions.empty()) continue;
             unsigned Offset = functionStart(Ctx, Text, Fn);
             std::string Resume = Emitter.lineDirective(Text.line(Offset));
@@ -202,8 +212,9 @@ class RewriteConsumer : public ASTConsumer {
     /// Finds, analyses and emits the sections of Fn; returns the definitions to insert before
     /// it and appends the call-site replacements to Sites.
     std::string rewriteFunction(ASTContext &Ctx, const SourceText &Text,
-                                const SectionEmitter &Emitter, const FunctionDecl *Fn,
-                                const std::string &Real, const std::string &Given,
+                                const SectionEmitter &Emitter, CalleeFacts &Callees,
+                                const FunctionDecl *Fn, const std::string &Real,
+                                const std::string &Given,
                                 std::vector<clang::tooling::Replacement> &Sites) {
         std::vector<CriticalSection> Sections;
         std::vector<OtherSite> Others;
@@ -219,7 +230,7 @@ class RewriteConsumer : public ASTConsumer {
                                              "', whose text the tool does not edit",
                                          CS.LockCall->getBeginLoc()};
         if (Sections.empty() && Others.empty()) return "";
-        CaptureAnalysis Analysis(Ctx, Session.Api, Text, Session.NoNestedLocks, Fn);
+        CaptureAnalysis Analysis(Ctx, Session.Api, Text, Callees, Session.NoNestedLocks, Fn);
         std::vector<TextRange> Converted;
         std::string Definitions;
         unsigned Ordinal = 0;

@@ -2,6 +2,7 @@
 #ifndef RCL_REWRITER_REWRITEACTION_H
 #define RCL_REWRITER_REWRITEACTION_H
 
+#include "CalleeFacts.h"
 #include "LockApi.h"
 #include "Report.h"
 #include "Selection.h"
@@ -22,6 +23,10 @@ struct RewriteSession {
     bool LineDirectives = false;
     bool Quiet = false;
     bool NoNestedLocks = false;
+    /// --facts-dir: where each unit's facts are written and other units' are read from
+    /// (CalleeFacts.h, ProjectFacts); empty: none.
+    std::string FactsDir;
+    ProjectFacts Project; ///< loaded from FactsDir before the first unit
     std::map<std::string, clang::tooling::Replacements> Edits; ///< by real path
     std::map<std::string, std::string> MainFiles;              ///< real path -> name as given
     std::set<std::string> Done;                                ///< real paths already rewritten

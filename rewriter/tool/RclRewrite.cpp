@@ -93,6 +93,13 @@ static cl::opt<bool> NoNestedLocks(
     cl::desc("Refuse sections that take another mutex, directly or through a function of the "
              "same file (for runtimes that keep mutexes held across a server pass)"),
     cl::cat(Category));
+static cl::opt<std::string> FactsDir(
+    "facts-dir",
+    cl::desc("Write what each file's exported functions do (thread identity, calls) into DIR and "
+             "read the other files' facts back, so that a section calling into another file "
+             "that depends on the calling thread is refused. Run it over every source first "
+             "(with --dry-run) to make the facts complete"),
+    cl::value_desc("DIR"), cl::cat(Category));
 static cl::opt<bool> Quiet("quiet", cl::desc("Print no diagnostics and no summary"),
                            cl::cat(Category));
 
@@ -211,8 +218,10 @@ int main(int argc, const char **argv) {
     Options.ProfilePath = Profile;
     if (MinCsPercent.getNumOccurrences()) Options.MinCsPercent = MinCsPercent;
     Options.At.assign(At.begin(), At.end());
+    // --facts-dir alone (with --dry-run) only writes the files' facts: nothing is selected.
+    bool FactsOnly = !FactsDir.empty() && DryRun;
     if (!Options.All && Options.LockPatterns.empty() && Options.ProfilePath.empty() &&
-        Options.At.empty()) {
+        Options.At.empty() && !FactsOnly) {
         errs() << "rcl-rewrite: nothing selected: use --all, --lock, --profile or --at\n";
         return 1;
     }
@@ -230,6 +239,10 @@ int main(int argc, const char **argv) {
     Session.LineDirectives = LineDirectives;
     Session.Quiet = Quiet;
     Session.NoNestedLocks = NoNestedLocks;
+    if (!FactsDir.empty()) {
+        Session.FactsDir = FactsDir;
+        Session.Project.load(FactsDir);
+    }
 
     ClangTool Tool(Parser->getCompilations(), Parser->getSourcePathList());
     // The rewriter needs no warnings, and a -Werror in the user's flags must not stop it.

@@ -1,0 +1,286 @@
+//===- CalleeFacts.cpp - what the functions a critical section calls do ----===//
+#include "CalleeFacts.h"
+#include "StmtWalk.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+#include <set>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+using namespace clang;
+
+namespace rcl {
+
+/// Calls whose behaviour depends on the thread that makes them, with the reason. InCallee: the
+/// call is in a function the section calls, whose own frame (alloca, va_start, a setjmp it
+/// returns to) stays its own; what acts on the calling thread still acts on the server.
+/// errno is not here: the runtime carries the client's errno into every delegated call and the
+/// server's back out (docs/rewriter.md, "Thread identity").
+static std::optional<std::string> threadIdentityReason(const CallExpr *Call, bool InCallee) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee || !Callee->getIdentifier()) return std::nullopt;
+    StringRef Name = Callee->getName();
+    if (Name == "pthread_self" || Name == "gettid" || Name == "pthread_getspecific" ||
+        Name == "pthread_setspecific" || Name == "pthread_exit")
+        return std::string("depends on the calling thread's identity");
+    if (Name == "syscall" && Call->getNumArgs() > 0) {
+        // syscall(SYS_gettid) and the raw forms of the calls below.
+        Expr::EvalResult Number;
+        const Expr *Arg = Call->getArg(0);
+        if (!Arg->isValueDependent() && Arg->EvaluateAsInt(Number, Callee->getASTContext()) &&
+            Number.Val.isInt()) {
+            int64_t N = Number.Val.getInt().getExtValue();
+            if (N == SYS_gettid) return std::string("depends on the calling thread's identity");
+            if (N == SYS_prctl || N == SYS_sched_setaffinity || N == SYS_sched_getaffinity ||
+                N == SYS_setpriority || N == SYS_sched_setscheduler || N == SYS_sched_setparam)
+                return std::string("acts on the calling thread (syscall), which would be the "
+                                   "server");
+            if (N == SYS_rt_sigprocmask || N == SYS_rt_sigsuspend || N == SYS_rt_sigtimedwait ||
+                N == SYS_sigaltstack)
+                return std::string("changes or uses the calling thread's signal state");
+        }
+    }
+    // Attributes of the calling thread: its name, CPU affinity, priority, scheduling policy,
+    // namespaces.
+    if (Name == "prctl" || Name == "sched_setaffinity" || Name == "sched_getaffinity" ||
+        Name == "setpriority" || Name == "getpriority" || Name == "nice" ||
+        Name == "sched_setscheduler" || Name == "sched_getscheduler" || Name == "sched_setparam" ||
+        Name == "sched_getparam" || Name == "sched_setattr" || Name == "sched_getattr" ||
+        Name == "unshare" || Name == "setns" || Name == "ioprio_set" || Name == "ioprio_get")
+        return "acts on the calling thread (" + Name.str() + "), which would be the server";
+    if (Name == "pthread_sigmask" || Name == "sigprocmask" || Name == "sigsuspend" ||
+        Name == "sigwait" || Name == "sigwaitinfo" || Name == "sigtimedwait" ||
+        Name == "sigpending" || Name == "sigaltstack" || Name == "raise" || Name == "pause" ||
+        Name == "sighold" || Name == "sigrelse" || Name == "sigpause" || Name == "siginterrupt")
+        return std::string("changes or uses the calling thread's signal state");
+    if (Name == "longjmp" || Name == "_longjmp" || Name == "siglongjmp" ||
+        (!InCallee &&
+         (Name == "setjmp" || Name == "_setjmp" || Name == "sigsetjmp" || Name == "__sigsetjmp")))
+        return std::string("uses setjmp/longjmp, which cannot cross threads");
+    if (!InCallee && (Name == "alloca" || Name == "__builtin_alloca"))
+        return std::string("uses alloca, whose memory would live on the server's stack");
+    if (!InCallee && (Name == "__builtin_va_start" || Name == "__builtin_va_end" ||
+                      Name == "__builtin_va_copy" || Name == "__builtin_c23_va_start"))
+        return std::string("uses the enclosing function's variable arguments");
+    if (Name == "pthread_create")
+        return std::string("creates a thread, which would inherit the server's CPU affinity and "
+                           "signal mask");
+    if (Name == "fork" || Name == "vfork")
+        return std::string("forks, and the child would be a copy of the server thread");
+    return std::nullopt;
+}
+
+std::optional<std::string> threadHazard(const Stmt *S, bool InCallee) {
+    if (const auto *Call = dyn_cast<CallExpr>(S)) return threadIdentityReason(Call, InCallee);
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+        if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+            if (Var->getTLSKind() != VarDecl::TLS_None)
+                return "uses thread-local variable '" + Var->getNameAsString() + "'";
+    return std::nullopt;
+}
+
+const CalleeFacts::FunctionFacts &CalleeFacts::facts(const FunctionDecl *Def) {
+    auto [It, New] = Facts.try_emplace(Def);
+    if (!New) return It->second;
+    FunctionFacts F;
+    walk(Def->getBody(), [&](const Stmt *S) {
+        if (!F.Hazard)
+            if (std::optional<std::string> Reason = threadHazard(S, /*InCallee=*/true))
+                F.Hazard = Refusal{*Reason, S->getBeginLoc()};
+        const auto *Call = dyn_cast<CallExpr>(S);
+        if (!Call) return;
+        std::optional<LockOp> Op = Api.classify(Call);
+        if (Op && isConditionWait(*Op)) F.Waits.push_back(Call);
+        if (Op == LockOp::Lock || Op == LockOp::TryLock || Op == LockOp::TimedLock) F.Locks = true;
+        const FunctionDecl *Callee = Call->getDirectCallee(), *CalleeDef = nullptr;
+        if (Op || !Callee) return;
+        if (Callee->hasBody(CalleeDef))
+            F.Callees.push_back(CalleeDef);
+        else if (Callee->getIdentifier() && !Callee->getBuiltinID())
+            F.External.push_back(Call);
+    });
+    return Facts[Def] = std::move(F);
+}
+
+const std::vector<const FunctionDecl *> &CalleeFacts::reachable(const FunctionDecl *Fn) {
+    const FunctionDecl *Def = nullptr;
+    Fn->hasBody(Def);
+    std::vector<const FunctionDecl *> &Out = Reachable[Fn];
+    if (!Def || !Out.empty()) return Out;
+    std::set<const FunctionDecl *> Seen{Def};
+    Out.push_back(Def);
+    // Breadth first, one level at a time, at most 16 calls deep.
+    for (size_t Level = 0, Begin = 0; Level <= 16 && Begin < Out.size(); ++Level) {
+        size_t End = Out.size();
+        for (size_t I = Begin; I < End; ++I)
+            for (const FunctionDecl *Callee : facts(Out[I]).Callees)
+                if (Seen.insert(Callee).second) Out.push_back(Callee);
+        Begin = End;
+    }
+    return Out;
+}
+
+bool CalleeFacts::reachesLock(const FunctionDecl *Fn) {
+    for (const FunctionDecl *Def : reachable(Fn))
+        if (facts(Def).Locks) return true;
+    return false;
+}
+
+std::optional<Refusal> CalleeFacts::hazard(const FunctionDecl *Callee) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    std::string What = "calls '" + Callee->getNameAsString() + "', which ";
+    const std::vector<const FunctionDecl *> &Defs = reachable(Callee);
+    for (const FunctionDecl *Def : Defs) {
+        const std::optional<Refusal> &Hazard = facts(Def).Hazard;
+        if (!Hazard) continue;
+        if (Def != Callee->getDefinition()) What += "through '" + Def->getNameAsString() + "' ";
+        What += Hazard->Reason;
+        PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Hazard->Loc));
+        if (P.isValid())
+            What += " (" + llvm::sys::path::filename(P.getFilename()).str() + ":" +
+                    std::to_string(P.getLine()) + ")";
+        return Refusal{What, Hazard->Loc};
+    }
+    if (!Project || Project->empty()) return std::nullopt;
+    // Functions of other units, through the project's facts.
+    std::vector<const CallExpr *> Outside;
+    if (Defs.empty()) {
+        if (Callee->getIdentifier())
+            if (std::optional<std::string> Far = Project->hazard(Callee->getName().str()))
+                return Refusal{What + *Far + " (another file)", SourceLocation()};
+        return std::nullopt;
+    }
+    for (const FunctionDecl *Def : Defs)
+        for (const CallExpr *Call : facts(Def).External)
+            if (std::optional<std::string> Far =
+                    Project->hazard(Call->getDirectCallee()->getName().str())) {
+                if (Def != Callee->getDefinition())
+                    What += "through '" + Def->getNameAsString() + "' ";
+                return Refusal{What + "calls '" + Call->getDirectCallee()->getNameAsString() +
+                                   "', which " + *Far + " (another file)",
+                               Call->getBeginLoc()};
+            }
+    return std::nullopt;
+}
+
+std::map<std::string, ProjectFacts::Entry> CalleeFacts::exported() {
+    std::map<std::string, ProjectFacts::Entry> Out;
+    const SourceManager &SM = Ctx.getSourceManager();
+    for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+        const auto *Fn = dyn_cast<FunctionDecl>(D);
+        if (!Fn || !Fn->getIdentifier() || !Fn->doesThisDeclarationHaveABody() ||
+            !Fn->isExternallyVisible() ||
+            !SM.isWrittenInMainFile(SM.getExpansionLoc(Fn->getBeginLoc())))
+            continue;
+        ProjectFacts::Entry E;
+        // The hazard within this unit (a project's hazard is found again from Calls).
+        for (const FunctionDecl *Def : reachable(Fn)) {
+            const std::optional<Refusal> &Hazard = facts(Def).Hazard;
+            if (!Hazard) continue;
+            if (Def != Fn) E.Hazard = "through '" + Def->getNameAsString() + "' ";
+            E.Hazard += Hazard->Reason;
+            PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Hazard->Loc));
+            if (P.isValid())
+                E.Hazard += " (" + llvm::sys::path::filename(P.getFilename()).str() + ":" +
+                            std::to_string(P.getLine()) + ")";
+            break;
+        }
+        std::set<std::string> Calls;
+        for (const FunctionDecl *Def : reachable(Fn))
+            for (const CallExpr *Call : facts(Def).External)
+                Calls.insert(Call->getDirectCallee()->getName().str());
+        E.Calls.assign(Calls.begin(), Calls.end());
+        Out[Fn->getName().str()] = std::move(E);
+    }
+    return Out;
+}
+
+// File format: one function a line, `name<TAB>hazard<TAB>call,call,...` (hazard may be empty).
+
+void ProjectFacts::load(const std::string &Dir) {
+    std::error_code EC;
+    for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC)) {
+        if (llvm::sys::path::extension(It->path()) != ".facts") continue;
+        llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buf =
+            llvm::MemoryBuffer::getFile(It->path());
+        if (!Buf) continue;
+        llvm::StringRef Rest = (*Buf)->getBuffer();
+        while (!Rest.empty()) {
+            llvm::StringRef Line;
+            std::tie(Line, Rest) = Rest.split('\n');
+            llvm::SmallVector<llvm::StringRef, 3> Parts;
+            Line.split(Parts, '\t');
+            if (Parts.size() != 3 || Parts[0].empty()) continue;
+            Entry &E = Functions[Parts[0].str()];
+            if (E.Hazard.empty()) E.Hazard = Parts[1].str();
+            llvm::SmallVector<llvm::StringRef, 8> Calls;
+            Parts[2].split(Calls, ',', -1, /*KeepEmpty=*/false);
+            for (llvm::StringRef C : Calls)
+                E.Calls.push_back(C.str());
+        }
+    }
+}
+
+void ProjectFacts::add(const std::map<std::string, Entry> &Entries) {
+    for (const auto &[Fn, E] : Entries)
+        Functions[Fn] = E;
+}
+
+bool ProjectFacts::save(const std::string &Dir, const std::string &Unit,
+                        const std::map<std::string, Entry> &Entries, std::string &Error) {
+    if (std::error_code EC = llvm::sys::fs::create_directories(Dir)) {
+        Error = "cannot create " + Dir + ": " + EC.message();
+        return false;
+    }
+    // One file per unit, named after its real path, replaced atomically (parallel builds).
+    std::string Name = Unit;
+    for (char &C : Name)
+        if (!isalnum(static_cast<unsigned char>(C)) && C != '.' && C != '-' && C != '_') C = '_';
+    std::string Path = Dir + "/" + Name + ".facts";
+    std::string Tmp = Path + ".tmp" + std::to_string(getpid());
+    {
+        std::error_code EC;
+        llvm::raw_fd_ostream OS(Tmp, EC);
+        if (EC) {
+            Error = "cannot write " + Tmp + ": " + EC.message();
+            return false;
+        }
+        for (const auto &[Fn, E] : Entries) {
+            std::string Hazard = E.Hazard;
+            for (char &C : Hazard)
+                if (C == '\t' || C == '\n') C = ' ';
+            OS << Fn << "\t" << Hazard << "\t";
+            for (size_t I = 0; I < E.Calls.size(); ++I)
+                OS << (I ? "," : "") << E.Calls[I];
+            OS << "\n";
+        }
+    }
+    if (std::error_code EC = llvm::sys::fs::rename(Tmp, Path)) {
+        Error = "cannot write " + Path + ": " + EC.message();
+        return false;
+    }
+    return true;
+}
+
+std::optional<std::string> ProjectFacts::hazard(const std::string &Name) const {
+    // Breadth first over the call graph of the other units, remembering the first step.
+    std::set<std::string> Seen{Name};
+    std::vector<std::pair<std::string, std::string>> Work{{Name, Name}}; // function, first step
+    for (size_t I = 0; I < Work.size() && I < 4096; ++I) {
+        auto It = Functions.find(Work[I].first);
+        if (It == Functions.end()) continue;
+        const Entry &E = It->second;
+        if (!E.Hazard.empty()) {
+            if (Work[I].first == Name) return E.Hazard;
+            return "through '" + Work[I].first + "' " + E.Hazard;
+        }
+        for (const std::string &C : E.Calls)
+            if (Seen.insert(C).second) Work.push_back({C, Work[I].second});
+    }
+    return std::nullopt;
+}
+
+} // namespace rcl

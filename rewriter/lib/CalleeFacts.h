@@ -1,0 +1,88 @@
+//===- CalleeFacts.h - what the functions a critical section calls do ------===//
+#ifndef RCL_REWRITER_CALLEEFACTS_H
+#define RCL_REWRITER_CALLEEFACTS_H
+
+#include "CriticalSection.h"
+#include "LockApi.h"
+#include "clang/AST/ASTContext.h"
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rcl {
+
+/// What in S would behave differently on the server's thread (a call acting on or depending on
+/// the calling thread, a thread-local variable), with the reason. InCallee: S is in a function
+/// the section calls, whose own frame (alloca, va_start, a setjmp it returns to) stays its own.
+std::optional<std::string> threadHazard(const clang::Stmt *S, bool InCallee);
+
+/// What functions of other translation units do, as far as a section that calls them must
+/// know: their thread hazards and the functions of other units they call. Written by
+/// rcl-rewrite --facts-dir for every function with external linkage of each unit it reads
+/// (DIR/<main file>.facts), read back for calls of functions that a unit only declares, so that
+/// a section calling into another file that uses pthread_getspecific (memcached's LOGGER_LOG)
+/// is refused instead of crashing on the server. Facts of units not yet read are unknown:
+/// rcl-rewrite --dry-run --facts-dir over all sources first makes them complete.
+class ProjectFacts {
+  public:
+    struct Entry {
+        std::string Hazard;             ///< reason, with where (empty: none)
+        std::vector<std::string> Calls; ///< functions of other units it may call
+    };
+    /// Reads every *.facts file of Dir (a missing directory is no facts).
+    void load(const std::string &Dir);
+    /// Adds (or replaces) the facts of one unit just read.
+    void add(const std::map<std::string, Entry> &Entries);
+    /// Replaces Unit's facts file in Dir with Entries (written atomically).
+    static bool save(const std::string &Dir, const std::string &Unit,
+                     const std::map<std::string, Entry> &Entries, std::string &Error);
+    /// For a function defined in another unit: the first hazard it reaches through the facts,
+    /// as "through 'g' <reason>" (or "<reason>" when it is its own); nothing when none is known.
+    std::optional<std::string> hazard(const std::string &Name) const;
+    bool empty() const { return Functions.empty(); }
+
+  private:
+    std::map<std::string, Entry> Functions;
+};
+
+/// The facts of one translation unit's functions, computed once per unit and shared by the
+/// analyses of its sections.
+class CalleeFacts {
+  public:
+    CalleeFacts(clang::ASTContext &Ctx, const LockApi &Api, const ProjectFacts *Project)
+        : Ctx(Ctx), Api(Api), Project(Project) {}
+
+    /// What one function of the translation unit does directly.
+    struct FunctionFacts {
+        std::vector<const clang::CallExpr *> Waits; ///< condition waits
+        bool Locks = false;                         ///< locks, trylocks or timedlocks a mutex
+        /// The first thing it does that acts on or depends on the calling thread.
+        std::optional<Refusal> Hazard;
+        std::vector<const clang::FunctionDecl *> Callees; ///< defined in this TU
+        std::vector<const clang::CallExpr *> External;    ///< calls of functions defined elsewhere
+    };
+    const FunctionFacts &facts(const clang::FunctionDecl *Def);
+    /// Fn's definition and every function of the translation unit it calls, transitively
+    /// (breadth first, at most 16 calls deep).
+    const std::vector<const clang::FunctionDecl *> &reachable(const clang::FunctionDecl *Fn);
+    bool reachesLock(const clang::FunctionDecl *Fn);
+    /// Why calling Callee makes a section unsafe on the server: the first thread hazard it
+    /// reaches in this unit, or through the project's facts in another one ("calls 'f', which
+    /// through 'g' ..."). Nothing when none is known.
+    std::optional<Refusal> hazard(const clang::FunctionDecl *Callee);
+    /// This unit's facts for ProjectFacts::save: each function with external linkage defined
+    /// in the main file.
+    std::map<std::string, ProjectFacts::Entry> exported();
+
+  private:
+    clang::ASTContext &Ctx;
+    const LockApi &Api;
+    const ProjectFacts *Project;
+    std::map<const clang::FunctionDecl *, FunctionFacts> Facts;
+    std::map<const clang::FunctionDecl *, std::vector<const clang::FunctionDecl *>> Reachable;
+};
+
+} // namespace rcl
+
+#endif

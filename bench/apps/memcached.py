@@ -4,10 +4,11 @@
   memcached.py load    --port P [load options] [--out FILE] -- SERVER_CMD...
       start SERVER_CMD, wait until it answers, run memaslap against it, stop it with SIGTERM
       (used for the profiling run: SERVER_CMD is rcl-prof ... -- memcached ...)
-  memcached.py select  --profile profile.json --src DIR --rewrite RCL_REWRITE --top N --out selected.json
+  memcached.py select  --profile profile.json --src DIR --rewrite RCL_REWRITE --top N --out selected.txt
       choose the locks to convert (the profile's "convert" advice, else the N hottest locks
-      by % time in CS that the rewriter can convert) and write them as a profile.json whose
-      sites name files by base name, so that it selects the same sections in a copy of DIR
+      by % time in CS that the rewriter can convert; rcl-rewrite --print-selection applies the
+      policy and names each lock's group) and write their groups, comma-separated, for
+      RCL_CC_PROFILE_LOCK
   memcached.py bench   --variant NAME=BINARY[,VAR=VALUE...] ... --threads 1,2,4 --runs R
                        [load options] --csv FILE --json FILE
       every (run, threads, variant) in interleaved order, a fresh server each time
@@ -200,79 +201,67 @@ def cmd_load(args):
 
 # ---------------------------------------------------------------- selection
 
-def base_name(name):
-    """lru_locks+3040 -> lru_locks; cache_lock#2 -> cache_lock; site names stay."""
-    if name.startswith("site:"):
-        return name.split("#")[0]
-    return re.split(r"[+#]", name)[0]
+def selection(args, *options):
+    """What rcl-rewrite, the one home of the selection policy, selects from the profile with
+    these rule options: its locks, each with its group (lru_locks+64 -> lru_locks) and share
+    of thread time in critical sections (cs_share)."""
+    res = subprocess.run([args.rewrite, "--print-selection", "--profile", args.profile] +
+                         list(options), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if res.returncode != 0:
+        raise SystemExit("memcached-bench: rcl-rewrite --print-selection failed: " + res.stderr.strip())
+    return json.loads(res.stdout)["locks"]
 
 
 def cmd_select(args):
     with open(args.profile) as f:
         prof = json.load(f)
-    locks = prof["locks"]
-    # % time in CS from the hold totals: the rounded cs_percent loses the small ones.
-    denom = prof.get("thread_time_s") or 0
-    for lock in locks:
-        if denom and lock.get("hold_ns"):
-            lock["cs_percent_exact"] = lock["hold_ns"]["total"] / (denom * 1e9) * 100
-        else:
-            lock["cs_percent_exact"] = lock["cs_percent"]
+    candidates = selection(args, "--profile-lock=*")
     sites_of = lambda lock: [(os.path.basename(s["file"]), s["line"]) for s in lock["sites"] if s.get("file")]
 
     # Which sections at the profiled sites the rewriter converts: one dry run over the sources
     # with every profiled lock selected.
-    everything = dict(prof)
-    everything["locks"] = []
-    for lock in locks:
-        l2 = dict(lock, recommendation="convert")
-        l2["sites"] = [dict(s, file=os.path.basename(s["file"])) for s in lock["sites"] if s.get("file")]
-        everything["locks"].append(l2)
     srcs = sorted(f for f in os.listdir(args.src)
                   if f.endswith(".c") and os.path.exists(os.path.join(args.src, "memcached-" + f[:-2] + ".o")))
     with tempfile.TemporaryDirectory() as tmp:
-        allp = os.path.join(tmp, "all.json")
         rep = os.path.join(tmp, "report.json")
-        with open(allp, "w") as f:
-            json.dump(everything, f)
-        dry = subprocess.run([args.rewrite, "--dry-run", "--quiet", "--profile", allp, "--report-json", rep]
+        dry = subprocess.run([args.rewrite, "--dry-run", "--quiet", "--profile", args.profile,
+                              "--profile-lock=*", "--report-json", rep]
                              + srcs + ["--", "-DHAVE_CONFIG_H", "-I.", "-DNDEBUG", "-std=gnu11"],
                              cwd=args.src, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if dry.returncode != 0:
             log("select: rcl-rewrite --dry-run failed (exit status %d): %s" % (dry.returncode, dry.stderr.strip()))
             return 2
         status = {}
-        if os.path.exists(rep):
-            with open(rep) as f:
-                for lock in json.load(f).get("locks", []):
-                    for s in lock["sections"]:
-                        status[(os.path.basename(s["file"]), s["line"])] = (s["status"], s.get("reason", ""))
+        with open(rep) as f:
+            for lock in json.load(f).get("locks", []):
+                for s in lock["sections"]:
+                    status[(os.path.basename(s["file"]), s["line"])] = (s["status"], s.get("reason", ""))
 
-    # Group the mutexes of one lock expression (elements of an array, per-thread copies).
-    # A group's convertible share: its % time in CS times the share of its acquisitions made
-    # at sites whose section converts (the profile has counts per site, holds per lock).
+    # The mutexes of one lock expression (elements of an array, per-thread copies) form a group
+    # (rcl-rewrite names it). A group's convertible share: its share of thread time in CS times
+    # the share of its acquisitions made at sites whose section converts (the profile has
+    # counts per site, holds per lock).
     groups = {}
-    for lock in locks:
-        g = groups.setdefault(base_name(lock["name"]), {"cs_percent": 0.0, "acquisitions": 0, "locks": [],
-                                                         "sites": set(), "conv_cs_percent": 0.0})
-        g["cs_percent"] += lock["cs_percent_exact"]
-        g["acquisitions"] += lock["acquisitions"]
+    for lock in candidates:
+        g = groups.setdefault(lock["group"], {"cs_percent": 0.0, "acquisitions": 0, "locks": [],
+                                              "sites": set(), "conv_cs_percent": 0.0})
+        g["cs_percent"] += lock["cs_share"]
+        g["acquisitions"] += lock.get("acquisitions", 0)
         g["locks"].append(lock)
         g["sites"].update(sites_of(lock))
         conv = sum(s["count"] for s in lock["sites"] if s.get("file") and
                    status.get((os.path.basename(s["file"]), s["line"]), ("",))[0] == "converted")
-        g["conv_cs_percent"] += lock["cs_percent_exact"] * conv / max(1, lock["acquisitions"])
+        g["conv_cs_percent"] += lock["cs_share"] * conv / max(1, lock.get("acquisitions", 0))
     ranked = sorted(groups.items(), key=lambda kv: -kv[1]["cs_percent"])
 
-    recommended = [name for name, g in ranked if any(l["recommendation"] == "convert" for l in g["locks"])]
+    recommended = {lock["group"] for lock in selection(args)}
     lines = []
     if recommended:
         how = "profile"
-        chosen = recommended
+        chosen = [name for name, _ in ranked if name in recommended]
         lines.append("the profile recommends converting %d lock(s): %s" % (len(chosen), ", ".join(chosen)))
     else:
         how = "top-%d" % args.top
-        chosen = []
         lines.append("the profile recommends no lock (highest %%CS %.3f %%, convert threshold %.1f %%): "
                      "converting the %d locks with the most %% time in CS whose sections the rewriter converts"
                      % (ranked[0][1]["cs_percent"] if ranked else 0, prof["thresholds"]["convert_cs_percent"], args.top))
@@ -303,17 +292,9 @@ def cmd_select(args):
                       "mutexes": len(g["locks"]), "converted_sites": ["%s:%d" % s for s in conv],
                       "refused_sites": ["%s:%d" % s for s in refused]})
 
-    out = {k: v for k, v in prof.items() if k != "locks"}
-    out["selected_by"] = how
-    out["locks"] = []
-    for name in chosen:
-        for lock in groups[name]["locks"]:
-            l2 = dict(lock, recommendation="convert")
-            l2.pop("cs_percent_exact")
-            l2["sites"] = [dict(s, file=os.path.basename(s["file"])) for s in lock["sites"] if s.get("file")]
-            out["locks"].append(l2)
+    # What rcl-cc is given: the groups, for RCL_CC_PROFILE_LOCK (rcl-rewrite --profile-lock).
     with open(args.out, "w") as f:
-        json.dump(out, f, indent=1)
+        f.write(",".join(chosen) + "\n")
     with open(os.path.splitext(args.out)[0] + "-summary.json", "w") as f:
         json.dump({"selected_by": how, "locks": table}, f, indent=1)
     for line in lines:

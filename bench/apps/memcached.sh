@@ -19,8 +19,8 @@
 #   MC_SKIP_BENCH=1  stop after the build and the test
 #   MC_PORT          TCP port [21311]
 #
-# Output in OUT_DIR: profile.json + profile.txt (rcl-prof), selected.json (what rcl-cc was
-# given) + selected-summary.json, threads.txt (the converted server's threads and their CPUs),
+# Output in OUT_DIR: profile.json + profile.txt (rcl-prof), selected.txt (the locks rcl-cc was
+# given, RCL_CC_PROFILE_LOCK) + selected-summary.json, threads.txt (the converted server's threads and their CPUs),
 # rcl-cc-reports/ (one rcl-rewrite report per translation unit),
 # make-test.log, bench.csv + bench.json (every run), memaslap/ (each run's output), summary.md.
 # Needs Debian 12 and root the first time (deb-src, libevent-dev, perl, dpkg-dev,
@@ -66,12 +66,14 @@ sed -n '1,20p' "$OUT/profile.txt"
 
 say "[4/6] selecting the locks to convert"
 $PY select --profile "$OUT/profile.json" --src "$WORK/orig" --rewrite "$BUILD/rewriter/rcl-rewrite" \
-    --top "${MC_TOP_N:-3}" --out "$OUT/selected.json" || { say "nothing to convert"; exit 1; }
+    --top "${MC_TOP_N:-3}" --out "$OUT/selected.txt" || { say "nothing to convert"; exit 1; }
 
-say "[5/6] building the converted copy with CC=rcl-cc RCL_CC_PROFILE=$OUT/selected.json in $WORK/rcl"
+# The profile as rcl-prof wrote it; its call sites, in the profiled copy, read in the new one.
+export RCL_CC_PROFILE="$OUT/profile.json" RCL_CC_PROFILE_LOCK="$(cat "$OUT/selected.txt")"
+export RCL_CC_PROFILE_PREFIX_MAP="$WORK/orig=$WORK/rcl"
+say "[5/6] building the converted copy with CC=rcl-cc RCL_CC_PROFILE=$RCL_CC_PROFILE RCL_CC_PROFILE_LOCK=$RCL_CC_PROFILE_LOCK in $WORK/rcl"
 cp -r "$WORK/memcached-1.6.18" "$WORK/rcl"
 rm -rf "$OUT/rcl-cc-reports"
-export RCL_CC_PROFILE="$OUT/selected.json"
 (cd "$WORK/rcl" && ./configure CC="$RCL_CC" CFLAGS="-g -O2" >configure.log 2>&1 &&
     RCL_CC_REPORT="$OUT/rcl-cc-reports" make -j"$(nproc)" >make.log 2>&1) ||
     { say "converted build failed, see $WORK/rcl/make.log"; exit 1; }
@@ -106,7 +108,7 @@ else
         status=1
     fi
 fi
-unset RCL_CC_PROFILE
+unset RCL_CC_PROFILE RCL_CC_PROFILE_LOCK RCL_CC_PROFILE_PREFIX_MAP
 [ -z "${MC_SKIP_BENCH:-}" ] || exit $status
 
 runs=${MC_RUNS:-3}

@@ -1,88 +1,30 @@
 /*
- * dump.c - start-up of the preload and the raw dump written when the process ends.
+ * dump.c - the raw dump written when the process ends.
  *
- * The dump is written on whichever comes first of: exit() (an atexit handler registered at
- * start-up, so it runs after the program's own handlers), the library destructor, _exit/_Exit
- * (interposed), or a fatal signal whose disposition was the default when the program started
- * (the handler dumps, then the signal is re-raised with its default action, so the process
- * still dies of it and its parent sees that). Later triggers write it again with the numbers
- * of that moment. Writing uses only open/write/pwrite/close/readlink on static buffers: it is
+ * startup.c arms it and registers its triggers (exit, the library destructor, fatal signals);
+ * the _exit/_Exit wrappers trigger it too. Later triggers write it again with the numbers of
+ * that moment. Writing uses only open/write/pwrite/close/readlink on static buffers: it is
  * async-signal-safe and safe in a forked child of a multithreaded parent.
  *
  * File: $RCL_PROF_RAW_DIR/rcl-prof.<pid>.raw (the directory defaults to the working
  * directory at start-up). rcl-prof sets RCL_PROF_RAW_DIR and RCL_PROF_PARENT (its own pid):
  * then a process that is not rcl-prof's direct child (a forked child, an exec'd helper) writes
  * its file only if it locked something, so fork-heavy programs do not litter the directory.
- *
- * Fork: the child starts empty tables and a new thread epoch (pthread_atfork child handler).
- * Nothing in the profiler holds a lock, so fork cannot deadlock on it.
  */
 #include "prof.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-PROF_HIDDEN _Atomic int prof_ready;
-PROF_HIDDEN uint64_t prof_start_ticks;
-PROF_HIDDEN uint64_t prof_start_ns;
-
-static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static _Atomic int armed; /* the tables exist: there is something to write */
 static char raw_dir[3072];
 static long root_parent = -1; /* RCL_PROF_PARENT, -1 when unset */
 static _Atomic int dumping;
 
-/* signals whose default action ends the process; SIGUSR1/2 and SIGALRM are left alone, programs
- * often wait for those with sigwait and look at their disposition */
-static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE,  SIGILL, SIGABRT, SIGSYS,  SIGTRAP,
-                                    SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGPIPE, SIGXCPU, SIGXFSZ};
-
-static void on_fatal_signal(int sig) {
-    int saved = errno;
-    prof_dump(DUMP_SIGNAL, sig);
-    errno = saved;
-    /* SA_RESETHAND restored the default action; the signal is blocked until we return, so
-     * it is delivered then (a fault re-executes the faulting instruction instead) */
-    raise(sig);
-}
-
-static void install_signal_handlers(void) {
-    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
-        struct sigaction old;
-        if (sigaction(fatal_signals[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
-            (old.sa_flags & SA_SIGINFO))
-            continue; /* the program (or its parent, for ignored signals) chose already */
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_fatal_signal;
-        sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_RESETHAND | SA_RESTART;
-        sigaction(fatal_signals[i], &sa, NULL);
-    }
-}
-
-static void at_exit(void) {
-    prof_dump(DUMP_EXIT, 0);
-}
-
-__attribute__((destructor)) static void at_unload(void) {
-    prof_dump(DUMP_DESTRUCTOR, 0);
-}
-
-static void after_fork_in_child(void) {
-    prof_threads_after_fork();
-    prof_table_reset_after_fork();
-    prof_tcache_reset_after_fork();
-    atomic_store(&dumping, 0);
-}
-
-static void init_once_fn(void) {
-    prof_resolve();
-    prof_start_ticks = prof_ticks();
-    prof_start_ns = prof_now_ns();
+void prof_dump_arm(void) {
     const char *dir = getenv("RCL_PROF_RAW_DIR");
     if (dir && *dir && strlen(dir) < sizeof raw_dir)
         strcpy(raw_dir, dir);
@@ -90,22 +32,11 @@ static void init_once_fn(void) {
         strcpy(raw_dir, ".");
     const char *parent = getenv("RCL_PROF_PARENT");
     if (parent && *parent) root_parent = strtol(parent, NULL, 10);
-    if (prof_table_init() != 0)
-        return;         /* no memory for the tables: the wrappers just pass calls through */
-    prof_tcache_init(); /* without caches, threads update the records directly */
-    prof_threads_init();
-    pthread_atfork(NULL, NULL, after_fork_in_child);
-    atexit(at_exit);
-    install_signal_handlers();
-    atomic_store_explicit(&prof_ready, 1, memory_order_release); /* pairs: ready() */
+    atomic_store_explicit(&armed, 1, memory_order_release); /* pairs: prof_dump */
 }
 
-void prof_init(void) {
-    pthread_once(&init_once, init_once_fn);
-}
-
-__attribute__((constructor)) static void at_load(void) {
-    prof_init();
+void prof_dump_after_fork(void) {
+    atomic_store(&dumping, 0);
 }
 
 /* ---- the writer: async-signal-safe ---- */
@@ -150,7 +81,7 @@ static char exe_path[4096];
 static char maps_chunk[65536];
 
 void prof_dump(int reason, int sig) {
-    if (!atomic_load_explicit(&prof_ready, memory_order_acquire)) return;
+    if (!atomic_load_explicit(&armed, memory_order_acquire)) return;
     if (atomic_exchange(&dumping, 1))
         return; /* another thread (or a signal on this one) is writing it */
     struct raw_header h;

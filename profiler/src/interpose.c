@@ -15,13 +15,11 @@
  * section; pthread_cond_wait splits the hold around the wait (the time blocked in the wait is
  * neither hold nor wait time).
  *
- * glibc 2.34+ has the pthread symbols in libc.so.6. pthread_cond_wait/timedwait exist in two
- * versions; dlsym would return the old (GLIBC_2.2.5, pre-2.3.2 condvar) one to RTLD_NEXT
- * lookups from an unversioned object, so they are looked up with dlvsym(..., "GLIBC_2.3.2").
+ * The real functions the wrappers forward to (prof_real) are resolved at start-up
+ * (startup.c), which a wrapper called before the library constructor runs first.
  */
 #include "prof.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,29 +28,6 @@
 #include <unistd.h>
 
 #include "rcl/prof_hooks.h"
-
-PROF_HIDDEN struct real_fns prof_real;
-
-#define RESOLVE(field, name) prof_real.field = (__typeof__(prof_real.field))dlsym(RTLD_NEXT, name)
-
-void prof_resolve(void) {
-    RESOLVE(mutex_lock, "pthread_mutex_lock");
-    RESOLVE(mutex_trylock, "pthread_mutex_trylock");
-    RESOLVE(mutex_timedlock, "pthread_mutex_timedlock");
-    RESOLVE(mutex_unlock, "pthread_mutex_unlock");
-    RESOLVE(mutex_init, "pthread_mutex_init");
-    RESOLVE(mutex_destroy, "pthread_mutex_destroy");
-    RESOLVE(create, "pthread_create");
-    RESOLVE(underscore_exit, "_exit");
-    RESOLVE(underscore_Exit, "_Exit");
-    prof_real.cond_wait =
-        (__typeof__(prof_real.cond_wait))dlvsym(RTLD_NEXT, "pthread_cond_wait", "GLIBC_2.3.2");
-    prof_real.cond_timedwait = (__typeof__(prof_real.cond_timedwait))dlvsym(
-        RTLD_NEXT, "pthread_cond_timedwait", "GLIBC_2.3.2");
-    if (!prof_real.cond_wait) /* an architecture whose first glibc already had the new ABI */
-        RESOLVE(cond_wait, "pthread_cond_wait");
-    if (!prof_real.cond_timedwait) RESOLVE(cond_timedwait, "pthread_cond_timedwait");
-}
 
 static inline int ready(void) {
     if (PROF_LIKELY(atomic_load_explicit(&prof_ready, memory_order_acquire))) return 1;

@@ -8,8 +8,9 @@
  * count into the calling thread's private cache entry for (mutex, call site) (tcache.c), which
  * reaches the shared record when it is evicted, when its thread exits, or when the dump is
  * written. threads.c accounts thread lifetimes (the denominator of "% time in CS"), hardware
- * counters and core kinds; dump.c writes everything, raw, to a file when the process ends
- * (exit, _exit, fatal signal) and rcl-prof turns that file into the report.
+ * counters and core kinds; startup.c brings all of it up; dump.c writes everything, raw, to a
+ * file when the process ends (exit, _exit, fatal signal) and rcl-prof turns that file into the
+ * report.
  *
  * The raw file layout is struct raw_header, the executable's path, the text of
  * /proc/self/maps, then `nrecords` struct lock_record. rcl-prof reads exactly these structs
@@ -139,7 +140,7 @@ static inline uint64_t prof_now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* ---- real functions (interpose.c) ---- */
+/* ---- real functions (resolved by startup.c, called by the wrappers of interpose.c) ---- */
 struct real_fns {
     int (*mutex_lock)(pthread_mutex_t *);
     int (*mutex_trylock)(pthread_mutex_t *);
@@ -154,13 +155,16 @@ struct real_fns {
     void (*underscore_Exit)(int) __attribute__((noreturn));
 };
 extern PROF_HIDDEN struct real_fns prof_real;
-PROF_HIDDEN void prof_resolve(void);
 
-/* ---- global state (dump.c) ---- */
+/* ---- start-up and global state (startup.c) ---- */
 extern PROF_HIDDEN _Atomic int prof_ready;    /* tables mapped and real functions resolved */
 extern PROF_HIDDEN uint64_t prof_start_ticks; /* reset in a forked child */
 extern PROF_HIDDEN uint64_t prof_start_ns;
-PROF_HIDDEN void prof_init(void);
+PROF_HIDDEN void prof_init(void); /* once; from the constructor or the first wrapper called */
+
+/* ---- the raw dump (dump.c) ---- */
+PROF_HIDDEN void prof_dump_arm(void); /* at start-up, once the tables exist */
+PROF_HIDDEN void prof_dump_after_fork(void);
 PROF_HIDDEN void prof_dump(int reason, int sig);
 
 /* ---- lock table (table.c) ---- */

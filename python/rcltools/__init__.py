@@ -9,6 +9,7 @@ than one of them needs is written once here:
   profile    profile.json (docs/profile-json.md): reading it, and which locks it selects
   rawdump    the raw dump librcl-prof.so writes (the layout of profiler/src/prof.h)
   fmt        how times and rates are printed
+  measure    what rcl compare compares: a number per run, its spread, the ratio to the first
   paths      finding programs (PATH, like a shell) and a tool's siblings (beside itself)
 
 Standard library only: every tool runs with Debian's python3 and nothing else.

@@ -12,6 +12,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/YAMLTraits.h"
@@ -46,6 +47,28 @@ static cl::opt<std::string> Profile("profile",
 static cl::opt<double> MinCsPercent("min-cs-percent",
                                     cl::desc("With --profile: select locks whose cs_percent is at "
                                              "least this, instead of recommendation=convert"),
+                                    cl::cat(Category));
+static cl::opt<unsigned> Hottest("hottest",
+                                 cl::desc("With --profile: select the N locks with the largest "
+                                          "share of thread time in critical sections, "
+                                          "recommended or not"),
+                                 cl::value_desc("N"), cl::cat(Category));
+static cl::list<std::string> ProfileLocks("profile-lock",
+                                          cl::desc("With --profile: select the profile's locks "
+                                                   "with this name or pattern, or in this group "
+                                                   "(lru_locks selects lru_locks+64, "
+                                                   "cache_lock#2); repeatable"),
+                                          cl::value_desc("NAME"), cl::cat(Category));
+static cl::list<std::string> ProfilePrefixMaps("profile-prefix-map",
+                                               cl::desc("Read the profile's call sites under OLD "
+                                                        "as under NEW (the profiled build was "
+                                                        "another copy of the sources)"),
+                                               cl::value_desc("OLD=NEW"), cl::cat(Category));
+static cl::opt<bool> PrintSelection("print-selection",
+                                    cl::desc("With --profile: print the locks the profile "
+                                             "selects, and which of the given files hold their "
+                                             "call sites, as JSON; convert nothing (no source "
+                                             "file is needed)"),
                                     cl::cat(Category));
 static cl::list<std::string> At("at",
                                 cl::desc("Convert the section whose lock call is at "
@@ -179,7 +202,7 @@ int main(int argc, const char **argv) {
     int Argc = Argv.size();
 
     Expected<CommonOptionsParser> Parser =
-        CommonOptionsParser::create(Argc, Argv.data(), Category, cl::OneOrMore);
+        CommonOptionsParser::create(Argc, Argv.data(), Category, cl::ZeroOrMore);
     if (!Parser) {
         errs() << toString(Parser.takeError());
         return 1;
@@ -217,6 +240,9 @@ int main(int argc, const char **argv) {
     Options.LockPatterns.assign(Locks.begin(), Locks.end());
     Options.ProfilePath = Profile;
     if (MinCsPercent.getNumOccurrences()) Options.MinCsPercent = MinCsPercent;
+    if (Hottest.getNumOccurrences()) Options.Hottest = Hottest;
+    Options.ProfileLocks.assign(ProfileLocks.begin(), ProfileLocks.end());
+    Options.ProfilePrefixMaps.assign(ProfilePrefixMaps.begin(), ProfilePrefixMaps.end());
     Options.At.assign(At.begin(), At.end());
     // --facts-dir alone (with --dry-run) only writes the files' facts: nothing is selected.
     bool FactsOnly = !FactsDir.empty() && DryRun;
@@ -234,6 +260,20 @@ int main(int argc, const char **argv) {
         errs() << "rcl-rewrite: " << toString(Select.takeError()) << "\n";
         return 1;
     }
+    const std::vector<std::string> &Sources = Parser->getSourcePathList();
+    if (PrintSelection) {
+        if (Options.ProfilePath.empty()) {
+            errs() << "rcl-rewrite: --print-selection shows what a profile selects: add "
+                      "--profile\n";
+            return 1;
+        }
+        outs() << formatv("{0:2}", Select->describeProfileSelection(Sources)) << "\n";
+        return 0;
+    }
+    if (Sources.empty()) {
+        errs() << "rcl-rewrite: no source file given\n";
+        return 1;
+    }
 
     rcl::RewriteSession Session(rcl::LockApi(std::move(Wrappers)), std::move(*Select));
     Session.LineDirectives = LineDirectives;
@@ -244,7 +284,7 @@ int main(int argc, const char **argv) {
         Session.Project.load(FactsDir);
     }
 
-    ClangTool Tool(Parser->getCompilations(), Parser->getSourcePathList());
+    ClangTool Tool(Parser->getCompilations(), Sources);
     // The rewriter needs no warnings, and a -Werror in the user's flags must not stop it.
     Tool.appendArgumentsAdjuster(getInsertArgumentAdjuster("-w", ArgumentInsertPosition::END));
 #ifdef RCL_CLANG_RESOURCE_DIR

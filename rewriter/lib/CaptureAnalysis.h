@@ -19,7 +19,9 @@ std::optional<std::string> delegatedConditionWait(LockOp Op);
 /// Decides, for one critical section found by SectionFinder, how every variable its body uses
 /// reaches the outlined function (by value or by pointer), which declarations move before the
 /// call site, and which constructs make the section unsafe to run on another thread. Fills
-/// Captures, Hoists and BodyEdits, or sets Refused.
+/// Captures, Hoists and BodyEdits, or sets Refused. Its definitions live in two files by
+/// concern: CaptureAnalysis.cpp (captures, hoists, the lock expression) and SectionChecks.cpp
+/// (hazards, waits, exits, tails, labels); what callees do is CalleeFacts.
 class CaptureAnalysis {
   public:
     /// NoNestedLocks: also refuse sections that take another mutex, directly or through a

@@ -1,0 +1,371 @@
+//===- SectionChecks.cpp - what makes a critical section unsafe to move ---===//
+//
+// The checks of CaptureAnalysis that decide whether a section may run on the server at all:
+// thread hazards in the body and in callees (CalleeFacts), condition waits and their renaming,
+// exits, tails and labels, gotos to releasing labels. Captures and hoists are in
+// CaptureAnalysis.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "CaptureAnalysis.h"
+#include "CalleeFacts.h"
+#include "StmtWalk.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/Support/Path.h"
+
+using namespace clang;
+
+namespace rcl {
+
+std::optional<TextEdit> CaptureAnalysis::renameWait(const CallExpr *Wait, StringRef Replacement,
+                                                    std::string &Why) const {
+    const auto *Callee = dyn_cast<DeclRefExpr>(Wait->getCallee()->IgnoreParenImpCasts());
+    if (!Callee) {
+        Why = "the condition wait is not a direct call";
+        return std::nullopt;
+    }
+    if (Callee->getDecl()->getName() == Replacement) return std::nullopt;
+    SourceLocation Loc = Callee->getLocation();
+    // The name as written in the file: directly, as a macro argument, or as the whole expansion
+    // of a macro that only renames it (`#define cond_wait pthread_cond_wait`).
+    if (std::optional<TextRange> Name = Text.node(SourceRange(Loc, Loc)))
+        return TextEdit{Name->Begin, Name->End - Name->Begin, Replacement.str()};
+    const SourceManager &SM = Ctx.getSourceManager();
+    if (Loc.isMacroID()) {
+        SourceLocation Use = SM.getExpansionLoc(Loc);
+        std::string Macro =
+            Lexer::getSourceText(CharSourceRange::getTokenRange(Use), SM, Ctx.getLangOpts()).str();
+        Why = "the condition wait is written inside macro '" + Macro +
+              "', whose definition the tool does not edit (write the call out, or call " +
+              Replacement.str() + " in the macro)";
+    } else {
+        Why = "the condition wait is in another file, which the tool does not edit";
+    }
+    return std::nullopt;
+}
+
+void CaptureAnalysis::calleeWaits(CriticalSection &CS, const FunctionDecl *Callee,
+                                  SourceLocation Loc) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    for (const FunctionDecl *Def : Callees.reachable(Callee))
+        for (const CallExpr *Wait : Callees.facts(Def).Waits) {
+            if (!NotedWaits.insert(Wait).second) continue;
+            LockOp Op = *Api.classify(Wait);
+            std::string Name = Wait->getDirectCallee()->getNameAsString();
+            PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Wait->getBeginLoc()));
+            std::string What = "calls '" + Callee->getNameAsString() +
+                               "', which waits on a condition variable (" + Name;
+            if (Def != Callee->getDefinition()) What += " in '" + Def->getNameAsString() + "'";
+            if (P.isValid())
+                What += ", " + llvm::sys::path::filename(P.getFilename()).str() + ":" +
+                        std::to_string(P.getLine());
+            What += ")";
+            // Whatever the mutex: on a server, rcl_cond_* hands the polling role over before it
+            // blocks; anywhere else it is the pthread call.
+            std::string Replacement = *delegatedConditionWait(Op), Why;
+            std::optional<TextEdit> Rename = renameWait(Wait, Replacement, Why);
+            if (Rename) {
+                CS.CalleeEdits.push_back({*Rename, Def});
+                CS.Notes.push_back({What + ": renamed to " + Replacement, Loc});
+            } else if (!Why.empty()) {
+                CS.Notes.push_back({What + ": left as is (" + Why +
+                                        "); the runtime's blocking detector hands the server "
+                                        "over while it blocks",
+                                    Loc});
+            }
+        }
+}
+
+bool CaptureAnalysis::gotoReleasingLabel(CriticalSection &CS, const GotoStmt *Goto) {
+    // `goto fail;` ... after the section: `fail: pthread_mutex_unlock(&m); return -1;`. The
+    // label's code releases the lock first, so the goto is an exit: the outlined function
+    // returns, the runtime releases the mutex, and the call site jumps past that unlock.
+    const LabelStmt *Target = Goto->getLabel()->getStmt();
+    if (!Target || LabelAddressTaken.count(Goto->getLabel())) return false;
+    const Stmt *Unlock = Target->getSubStmt();
+    while (const auto *More = dyn_cast<LabelStmt>(Unlock))
+        Unlock = More->getSubStmt();
+    const CallExpr *Call = Api.asOperationStatement(Unlock);
+    std::optional<unsigned> At = Text.expansionOffset(Target->getBeginLoc());
+    std::optional<TextRange> UnlockText = Text.statement(Unlock);
+    std::optional<TextRange> GotoText = Text.statement(Goto);
+    if (!Call || Api.classify(Call) != LockOp::Unlock ||
+        !sameMutex(Api.mutexOf(Call, LockOp::Unlock), CS.Mutex, Ctx) || Api.unlockEffects(Call) ||
+        !At || *At < CS.Whole.End || !UnlockText || !GotoText || !isa<CompoundStmt>(parent(Target)))
+        return false;
+    std::string Label = "rcl_" + Goto->getLabel()->getNameAsString() + "_unlocked";
+    unsigned Number = 1;
+    for (const Exit &E : CS.Exits)
+        Number = std::max(Number, E.Number + 1);
+    Exit E;
+    E.Number = Number;
+    E.Removed = *GotoText;
+    E.Jump = "goto " + Label + ";";
+    CS.Exits.push_back(E);
+    std::optional<unsigned> Colon = Text.expansionOffset(Target->getSubStmt()->getBeginLoc());
+    if (!Colon) return false;
+    CS.UnlockedLabels.push_back({Label, UnlockText->End, *Colon});
+    return true;
+}
+
+void CaptureAnalysis::calleeHazards(CriticalSection &CS, const FunctionDecl *Callee,
+                                    SourceLocation Loc) {
+    if (std::optional<Refusal> Why = Callees.hazard(Callee)) return refuse(CS, Why->Reason, Loc);
+}
+
+const Stmt *CaptureAnalysis::jumpTarget(const Stmt *Jump) const {
+    bool IsBreak = isa<BreakStmt>(Jump);
+    for (const Stmt *P = parent(Jump); P; P = parent(P)) {
+        if (isa<ForStmt, WhileStmt, DoStmt>(P)) return P;
+        if (IsBreak && isa<SwitchStmt>(P)) return P;
+    }
+    return nullptr;
+}
+
+bool CaptureAnalysis::heldAt(const CriticalSection &CS, std::optional<unsigned> Offset) const {
+    return Offset && CS.Body.contains(*Offset) && !excluded(CS, *Offset);
+}
+
+void CaptureAnalysis::checkLabel(CriticalSection &CS, const LabelStmt *Label) {
+    std::string Name = Label->getDecl()->getNameAsString();
+    // The label in front of the section's last unlock (`out: pthread_mutex_unlock(&m);`).
+    bool BeforeUnlock = false;
+    for (const Stmt *S = CS.Block->body_begin()[CS.LastIndex]; isa<LabelStmt, SwitchCase>(S);
+         S = isa<LabelStmt>(S) ? cast<LabelStmt>(S)->getSubStmt()
+                               : cast<SwitchCase>(S)->getSubStmt())
+        BeforeUnlock |= S == Label && CS.FinalUnlock;
+    std::string What = BeforeUnlock ? "the unlock is behind label '" + Name + "', which"
+                                    : "contains label '" + Name + "', which";
+    if (LabelAddressTaken.count(Label->getDecl()))
+        return refuse(CS,
+                      What + " has its address taken (a computed goto could jump into the "
+                             "critical section)",
+                      Label->getBeginLoc());
+    for (const GotoStmt *Goto : GotosTo[Label->getDecl()]) {
+        std::optional<unsigned> At = Text.expansionOffset(Goto->getGotoLoc());
+        if (heldAt(CS, At)) continue;
+        std::string Where = At ? " (goto at line " + std::to_string(Text.line(*At)) : " (goto";
+        if (At && CS.Body.contains(*At)) Where += ", after an unlock";
+        return refuse(CS, What + " is also reached from outside the critical section" + Where + ")",
+                      Label->getBeginLoc());
+    }
+}
+
+void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
+    SourceLocation Loc = S->getBeginLoc();
+    auto insideBody = [&](const Stmt *N) {
+        std::optional<unsigned> Offset = N ? Text.expansionOffset(N->getBeginLoc()) : std::nullopt;
+        return Offset && CS.Body.contains(*Offset);
+    };
+    if (isa<ReturnStmt>(S)) return refuse(CS, "returns while holding the lock", Loc);
+    if (isa<BreakStmt, ContinueStmt>(S) && !insideBody(jumpTarget(S)))
+        return refuse(CS,
+                      std::string(isa<BreakStmt>(S) ? "break" : "continue") +
+                          " leaves the critical section while holding the lock",
+                      Loc);
+    if (const auto *Goto = dyn_cast<GotoStmt>(S)) {
+        // A goto to a label of the section stays in the outlined body (checkLabel makes sure
+        // nothing outside jumps to that label).
+        const LabelStmt *Target = Goto->getLabel()->getStmt();
+        std::optional<unsigned> At =
+            Target ? Text.expansionOffset(Target->getBeginLoc()) : std::nullopt;
+        if (heldAt(CS, At)) return;
+        std::string Name = Goto->getLabel()->getNameAsString();
+        if (At && CS.Body.contains(*At))
+            return refuse(CS, "goto '" + Name + "' jumps past an unlock of the critical section",
+                          Loc);
+        if (gotoReleasingLabel(CS, Goto)) return;
+        return refuse(CS, "goto '" + Name + "' leaves the critical section while holding the lock",
+                      Loc);
+    }
+    if (isa<IndirectGotoStmt>(S)) return refuse(CS, "contains a computed goto", Loc);
+    if (isa<AddrLabelExpr>(S)) return refuse(CS, "takes the address of a label", Loc);
+    if (const auto *Label = dyn_cast<LabelStmt>(S)) {
+        checkLabel(CS, Label);
+        if (CS.Refused) return;
+        if (isa<DeclStmt>(Label->getSubStmt()))
+            return refuse(CS,
+                          "a declaration follows label '" + Label->getDecl()->getNameAsString() +
+                              "' inside the critical section",
+                          Loc);
+        return;
+    }
+    if (const auto *Case = dyn_cast<SwitchCase>(S)) {
+        const Stmt *Switch = parent(Case);
+        while (Switch && !isa<SwitchStmt>(Switch))
+            Switch = parent(Switch);
+        if (!insideBody(Switch))
+            return refuse(CS, "a case label of an enclosing switch is inside the critical section",
+                          Loc);
+    }
+    if (std::optional<std::string> Reason = threadHazard(S, /*InCallee=*/false))
+        return refuse(CS, *Reason, isa<DeclRefExpr>(S) ? cast<DeclRefExpr>(S)->getLocation() : Loc);
+    if (isa<VAArgExpr>(S))
+        return refuse(CS, "uses the enclosing function's variable arguments", Loc);
+    if (const auto *Decl = dyn_cast<DeclStmt>(S)) {
+        for (const clang::Decl *D : Decl->decls()) {
+            if (isa<TagDecl, TypedefNameDecl>(D))
+                return refuse(CS, "declares a type inside the critical section", D->getLocation());
+            if (const auto *Var = dyn_cast<VarDecl>(D)) {
+                if (Var->getType()->isVariableArrayType())
+                    return refuse(CS, "declares a variable-length array", D->getLocation());
+                if (usesLocalType(Var->getType(), CS))
+                    return refuse(CS, "uses a type declared inside the function", D->getLocation());
+            }
+            if (const auto *Fun = dyn_cast<FunctionDecl>(D))
+                return refuse(CS,
+                              "declares function '" + Fun->getNameAsString() +
+                                  "' inside the critical section",
+                              D->getLocation());
+        }
+    }
+    if (const auto *Cast = dyn_cast<ExplicitCastExpr>(S))
+        if (usesLocalType(Cast->getTypeAsWritten(), CS))
+            return refuse(CS, "uses a type declared inside the function", Loc);
+    if (const auto *Trait = dyn_cast<UnaryExprOrTypeTraitExpr>(S))
+        if (Trait->isArgumentType() && usesLocalType(Trait->getArgumentType(), CS))
+            return refuse(CS, "uses a type declared inside the function", Loc);
+    if (isa<CompoundLiteralExpr, OffsetOfExpr>(S) && usesLocalType(cast<Expr>(S)->getType(), CS))
+        return refuse(CS, "uses a type declared inside the function", Loc);
+    if (const auto *Call = dyn_cast<CallExpr>(S)) {
+        if (std::optional<LockOp> Op = Api.classify(Call)) {
+            if (isConditionWait(*Op)) {
+                if (!sameMutex(Api.mutexOf(Call, *Op), CS.Mutex, Ctx))
+                    return refuse(
+                        CS, "waits on a condition with a different mutex than the section's", Loc);
+                std::optional<std::string> Replacement = delegatedConditionWait(*Op);
+                if (!Replacement)
+                    return refuse(CS, "contains a condition wait; not supported by the runtime",
+                                  Loc);
+                std::string Why;
+                std::optional<TextEdit> Rename = renameWait(Call, *Replacement, Why);
+                if (Rename) {
+                    CS.BodyEdits.push_back(*Rename);
+                } else if (const auto *Name =
+                               dyn_cast<DeclRefExpr>(Call->getCallee()->IgnoreParenImpCasts());
+                           !Why.empty() && Name && Name->getLocation().isMacroID() &&
+                           Text.expansionOffset(Name->getLocation())) {
+                    // Written inside a macro body (`#define WAIT_FOR(c, m) pthread_cond_wait(
+                    // &(c), &(m))`): the definition stays as it is, the outlined function is
+                    // compiled with the name defined as the rcl_cond_* call instead.
+                    std::string Function = Name->getDecl()->getNameAsString();
+                    CS.MacroRenames[Function] = *Replacement;
+                    CS.Notes.push_back({"has a condition wait written inside a macro (" + Function +
+                                            "): the outlined function is compiled "
+                                            "with '#define " +
+                                            Function + " " + *Replacement + "'",
+                                        Loc});
+                } else if (!Why.empty()) {
+                    return refuse(CS, Why, Loc);
+                }
+                return;
+            }
+            if (NoNestedLocks && *Op != LockOp::Unlock)
+                return refuse(CS,
+                              "takes another mutex ('" + lockName(Api.mutexOf(Call, *Op), Ctx) +
+                                  "') inside the critical section (--no-nested-locks)",
+                              Loc);
+            if (*Op == LockOp::Unlock) {
+                // An unlock of another mutex: fine only when its lock is inside the section too,
+                // which the per-mutex balance check below establishes.
+                return;
+            }
+        }
+        if (const FunctionDecl *Callee = Call->getDirectCallee()) {
+            calleeWaits(CS, Callee, Loc);
+            if (NoNestedLocks && Callees.reachesLock(Callee))
+                return refuse(CS,
+                              "calls '" + Callee->getNameAsString() +
+                                  "', which takes a mutex (--no-nested-locks)",
+                              Loc);
+            calleeHazards(CS, Callee, Loc);
+            if (CS.Refused) return;
+            if (Callee->getLexicalDeclContext()->isFunctionOrMethod())
+                return refuse(
+                    CS, "calls '" + Callee->getNameAsString() + "', declared inside the function",
+                    Loc);
+        }
+    }
+}
+
+void CaptureAnalysis::scanBody(CriticalSection &CS, const Stmt *S) {
+    if (!S || CS.Refused) return;
+    std::optional<unsigned> Offset = Text.expansionOffset(S->getBeginLoc());
+    if (Offset && excluded(CS, *Offset)) return;
+    checkHazard(CS, S);
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
+        if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl())) {
+            BodyUses[Var].push_back(Ref);
+            if (!isRead(Ref)) Written.insert(Var);
+        } else if (const auto *Fun = dyn_cast<FunctionDecl>(Ref->getDecl())) {
+            if (Fun->getLexicalDeclContext()->isFunctionOrMethod())
+                return refuse(CS,
+                              "uses '" + Fun->getNameAsString() + "', declared inside the function",
+                              Ref->getLocation());
+        } else if (const auto *Enum = dyn_cast<EnumConstantDecl>(Ref->getDecl())) {
+            if (Enum->getDeclContext()->getParent()->isFunctionOrMethod() &&
+                !declaredInBody(CS, Enum))
+                return refuse(CS, "uses an enumerator declared inside the function",
+                              Ref->getLocation());
+        }
+    }
+    for (const Stmt *Child : S->children())
+        scanBody(CS, Child);
+}
+
+void CaptureAnalysis::checkTails(CriticalSection &CS) {
+    for (const Exit &E : CS.Exits) {
+        if (!E.Tail) continue;
+        for (unsigned K = CS.FirstIndex; K <= CS.LastIndex && !CS.Refused; ++K)
+            walk(CS.Block->body_begin()[K], [&](const Stmt *S) {
+                std::optional<unsigned> Offset = Text.expansionOffset(S->getBeginLoc());
+                if (!Offset || !E.Tail->contains(*Offset)) return;
+                if (isa<BreakStmt, ContinueStmt>(S)) {
+                    std::optional<unsigned> Target =
+                        jumpTarget(S) ? Text.expansionOffset(jumpTarget(S)->getBeginLoc())
+                                      : std::nullopt;
+                    if (Target && CS.Body.contains(*Target))
+                        refuse(CS, "after an unlock, a jump continues inside the critical section",
+                               S->getBeginLoc());
+                }
+                if (isa<SwitchCase>(S)) {
+                    // A case of a switch that starts before the unlock would move to the caller
+                    // without its switch.
+                    const Stmt *Switch = parent(S);
+                    while (Switch && !isa<SwitchStmt>(Switch))
+                        Switch = parent(Switch);
+                    std::optional<unsigned> At =
+                        Switch ? Text.expansionOffset(Switch->getBeginLoc()) : std::nullopt;
+                    if (!At || !E.Tail->contains(*At))
+                        refuse(CS,
+                               "a case label of the switch follows an unlock inside the "
+                               "critical section",
+                               S->getBeginLoc());
+                }
+                if (const auto *Label = dyn_cast<LabelStmt>(S))
+                    refuse(CS,
+                           "label '" + Label->getDecl()->getNameAsString() +
+                               "' follows an unlock inside the critical section (a goto to it "
+                               "would skip or repeat the unlock)",
+                           S->getBeginLoc());
+                if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
+                    const Decl *D = Ref->getDecl();
+                    if (!declaredInBody(CS, D)) return;
+                    bool TopLevel = false;
+                    for (unsigned I = CS.FirstIndex; I <= CS.LastIndex; ++I)
+                        if (const auto *DS = dyn_cast<DeclStmt>(CS.Block->body_begin()[I]))
+                            for (const clang::Decl *Top : DS->decls())
+                                TopLevel |= Top == D;
+                    if (!TopLevel)
+                        refuse(
+                            CS,
+                            "'" + Ref->getDecl()->getNameAsString() +
+                                "', declared inside the critical section, is used after an unlock",
+                            Ref->getLocation());
+                }
+            });
+    }
+}
+
+} // namespace rcl

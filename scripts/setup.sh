@@ -9,6 +9,7 @@ PACKAGES=(clang-19 libclang-19-dev llvm-19-dev llvm-19-tools libclang-rt-19-dev 
           csmith libcsmith-dev libevent-dev python3-matplotlib
           clang-tools-19)   # clang-apply-replacements-19 (rewriter/export-fixes-apply.test)
 PACKAGES+=(libmemcached-tools dpkg-dev)   # bench/apps/memcached.sh: memaslap; apt-get source
+PACKAGES+=(make util-linux)   # test/e2e/xz-utils.sh (configure; make check), libuv.sh (setpriv)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

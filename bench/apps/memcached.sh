@@ -44,7 +44,8 @@ say() { echo "memcached-bench: $*"; }
 status=0
 
 say "[1/6] memcached 1.6.18 source (Debian) in $WORK"
-. "$ROOT/test/e2e/memcached-source.sh"
+RCL_E2E_DIR=$ROOT/test/e2e
+. "$RCL_E2E_DIR/memcached-source.sh"
 rcl_memcached_fetch "$WORK"
 command -v memcaslap >/dev/null ||
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q libmemcached-tools >/dev/null

@@ -1,5 +1,6 @@
 //===- LockApi.cpp - which calls lock, unlock or wait on a mutex ------------===//
 #include "LockApi.h"
+#include "StmtWalk.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Stmt.h"
@@ -48,26 +49,122 @@ bool isMutexPointer(QualType T) {
 
 namespace {
 
-/// In a wrapper's definition `{ pthread_mutex_<op>(E); }` (or `return` it), E. With Effects
-/// given (an unlock wrapper), statements may come before the unlock: Effects is set to how many.
-const Expr *wrapperBodyOperand(const FunctionDecl *Def, LockOp Op, unsigned *Effects = nullptr) {
-    const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
-    if (!Body || Body->size() == 0 || (!Effects && Body->size() != 1)) return nullptr;
-    const Stmt *Only = Body->body_back();
-    if (Effects) *Effects = Body->size() - 1;
-    if (const auto *Return = dyn_cast_or_null<ReturnStmt>(Only)) Only = Return->getRetValue();
-    const auto *E = dyn_cast_or_null<Expr>(Only);
+/// The pthread call `Expected` that statement S of a wrapper's body performs: `op(E);`,
+/// `(void)op(E);`, `return op(E);`, `if (op(E)) fail;` or `if (op(E) != 0) fail;` (no else,
+/// no label in the branch: it runs only when the call failed), or `T r = op(E);` with r a
+/// local integer (then Stored is r).
+const CallExpr *operationStatement(const Stmt *S, StringRef Expected, const VarDecl *&Stored) {
+    Stored = nullptr;
+    const Expr *E = nullptr;
+    if (const auto *Return = dyn_cast_or_null<ReturnStmt>(S))
+        E = Return->getRetValue();
+    else if (const auto *If = dyn_cast_or_null<IfStmt>(S)) {
+        bool Labels = false;
+        walk(If->getThen(), [&](const Stmt *N) { Labels |= isa<LabelStmt, SwitchCase>(N); });
+        if (If->getElse() || If->getInit() || If->getConditionVariable() || Labels) return nullptr;
+        E = If->getCond()->IgnoreParenImpCasts();
+        if (const auto *Ne = dyn_cast<BinaryOperator>(E); Ne && Ne->getOpcode() == BO_NE) {
+            const Expr *L = Ne->getLHS()->IgnoreParenImpCasts(),
+                       *R = Ne->getRHS()->IgnoreParenImpCasts();
+            const auto *Zero = dyn_cast<IntegerLiteral>(isa<IntegerLiteral>(L) ? L : R);
+            if (!Zero || Zero->getValue() != 0) return nullptr;
+            E = isa<IntegerLiteral>(L) ? R : L;
+        }
+    } else if (const auto *Decl = dyn_cast_or_null<DeclStmt>(S)) {
+        const auto *Var = Decl->isSingleDecl() ? dyn_cast<VarDecl>(Decl->getSingleDecl()) : nullptr;
+        if (!Var || !Var->hasLocalStorage() || Var->isStaticLocal() || !Var->getInit() ||
+            !Var->getType()->isIntegerType() || Var->getType().isVolatileQualified())
+            return nullptr;
+        Stored = Var;
+        E = Var->getInit();
+    } else
+        E = dyn_cast_or_null<Expr>(S);
     if (!E) return nullptr;
     E = E->IgnoreParens();
     if (const auto *Cast = dyn_cast<CStyleCastExpr>(E))
         if (Cast->getType()->isVoidType()) E = Cast->getSubExpr()->IgnoreParens();
     const auto *Inner = dyn_cast<CallExpr>(E->IgnoreParenImpCasts());
     const FunctionDecl *Callee = Inner ? Inner->getDirectCallee() : nullptr;
-    StringRef Expected = Op == LockOp::Lock ? "pthread_mutex_lock" : "pthread_mutex_unlock";
     if (!Callee || !Callee->getIdentifier() || Callee->getName() != Expected ||
         Inner->getNumArgs() != 1)
         return nullptr;
-    return Inner->getArg(0)->IgnoreParenImpCasts();
+    return Inner;
+}
+
+/// Whether S, a statement after `T r = op(E);` in a wrapper's body, only checks r: it reads no
+/// other local, assigns nothing, and calls only side-effect-free builtins (`__builtin_expect`)
+/// and, under a condition that reads r, functions that do not return (`assert(r == 0);`,
+/// `if (r) abort();`, `(void)r;`). A delegated operation does not fail, so with r == 0 such a
+/// statement does nothing.
+bool onlyChecks(const Stmt *S, const VarDecl *Stored, const ASTContext &Ctx, bool Guarded = false) {
+    if (!S) return true;
+    auto Reads = [&](const Stmt *Cond) {
+        bool Found = false;
+        walk(Cond, [&](const Stmt *N) {
+            if (const auto *Ref = dyn_cast<DeclRefExpr>(N)) Found |= Ref->getDecl() == Stored;
+        });
+        return Found;
+    };
+    if (isa<DeclStmt, ReturnStmt, GotoStmt, IndirectGotoStmt, LabelStmt, SwitchCase, ForStmt,
+            WhileStmt, DoStmt, SwitchStmt, BreakStmt, ContinueStmt, AsmStmt>(S))
+        return false;
+    if (const auto *Op = dyn_cast<BinaryOperator>(S); Op && Op->isAssignmentOp()) return false;
+    if (const auto *Op = dyn_cast<UnaryOperator>(S); Op && Op->isIncrementDecrementOp())
+        return false;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+        if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+            if (Var != Stored && Var->hasLocalStorage()) return false;
+    if (const auto *Call = dyn_cast<CallExpr>(S)) {
+        const FunctionDecl *Callee = Call->getDirectCallee();
+        unsigned Builtin = Callee ? Callee->getBuiltinID() : 0;
+        bool Pure = Builtin && Ctx.BuiltinInfo.isConst(Builtin);
+        if (!Callee || !(Pure || (Guarded && Callee->isNoReturn()))) return false;
+    }
+    // Below a test of r, what runs only when the operation failed.
+    if (const auto *If = dyn_cast<IfStmt>(S))
+        return !If->getInit() && !If->getConditionVariable() &&
+               onlyChecks(If->getCond(), Stored, Ctx, Guarded) &&
+               onlyChecks(If->getThen(), Stored, Ctx, Guarded || Reads(If->getCond())) &&
+               onlyChecks(If->getElse(), Stored, Ctx, Guarded || Reads(If->getCond()));
+    if (const auto *Cond = dyn_cast<AbstractConditionalOperator>(S))
+        return onlyChecks(Cond->getCond(), Stored, Ctx, Guarded) &&
+               onlyChecks(Cond->getTrueExpr(), Stored, Ctx, Guarded || Reads(Cond->getCond())) &&
+               onlyChecks(Cond->getFalseExpr(), Stored, Ctx, Guarded || Reads(Cond->getCond()));
+    for (const Stmt *Child : S->children())
+        if (!onlyChecks(Child, Stored, Ctx, Guarded)) return false;
+    return true;
+}
+
+/// The statement of a wrapper's body that performs its pthread operation: the only statement
+/// (a lock wrapper) or the last one (an unlock wrapper may do other things first), in one of
+/// the forms of operationStatement; after `T r = op(E);` only statements that check r
+/// (onlyChecks) may follow. Its index in the body goes to Index.
+const CallExpr *wrapperOperation(const FunctionDecl *Def, LockOp Op, unsigned &Index) {
+    const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
+    if (!Body || Body->size() == 0) return nullptr;
+    StringRef Expected = Op == LockOp::Lock ? "pthread_mutex_lock" : "pthread_mutex_unlock";
+    for (unsigned K = 0; K < Body->size(); ++K) {
+        const VarDecl *Stored = nullptr;
+        const CallExpr *Call = operationStatement(Body->body_begin()[K], Expected, Stored);
+        if (!Call) continue;
+        for (unsigned After = K + 1; After < Body->size(); ++After)
+            if (!Stored || !onlyChecks(Body->body_begin()[After], Stored, Def->getASTContext()))
+                return nullptr;
+        Index = K;
+        return Call;
+    }
+    return nullptr;
+}
+
+/// In a wrapper's definition `{ pthread_mutex_<op>(E); }` (or one of the other forms of
+/// wrapperOperation), E. With Effects given (an unlock wrapper), statements may come before
+/// the unlock: Effects is set to how many.
+const Expr *wrapperBodyOperand(const FunctionDecl *Def, LockOp Op, unsigned *Effects = nullptr) {
+    unsigned Index = 0;
+    const CallExpr *Call = wrapperOperation(Def, Op, Index);
+    if (!Call || (!Effects && Index != 0)) return nullptr;
+    if (Effects) *Effects = Index;
+    return Call->getArg(0)->IgnoreParenImpCasts();
 }
 
 /// Why the statements an unlock wrapper runs before its unlock cannot run as a function of
@@ -142,6 +239,12 @@ std::vector<unsigned> parametersUsed(const Expr *E) {
 }
 
 } // namespace
+
+const Stmt *wrapperUnlockStatement(const FunctionDecl *Wrapper) {
+    unsigned Index = 0;
+    if (!wrapperOperation(Wrapper, LockOp::Unlock, Index)) return nullptr;
+    return cast<CompoundStmt>(Wrapper->getBody())->body_begin()[Index];
+}
 
 std::optional<std::string> LockApi::wrapperProblem(const CallExpr *Call) const {
     std::optional<LockOp> Op = classify(Call);

@@ -111,6 +111,11 @@ class LockApi {
     std::vector<WrapperPair> Wrappers;
 };
 
+/// The statement of an unlock wrapper's body that unlocks (`pthread_mutex_unlock(E);`, or
+/// `int r = pthread_mutex_unlock(E);` followed only by checks of r): what comes before it are
+/// the wrapper's effects (LockApi::unlockEffects). Null when the body has no such statement.
+const clang::Stmt *wrapperUnlockStatement(const clang::FunctionDecl *Wrapper);
+
 /// The name a lock is reported and selected by: the mutex lvalue as written, without the
 /// leading `&` (`cache_lock`, `item_locks[hv & mask]`, `q->mutex`).
 std::string lockName(const clang::Expr *MutexOperand, const clang::ASTContext &Ctx);

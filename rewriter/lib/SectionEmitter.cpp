@@ -96,7 +96,9 @@ std::optional<std::string> SectionEmitter::effectsFunction(const FunctionDecl *W
     const auto *Body = cast<CompoundStmt>(Wrapper->getBody());
     FunctionTypeLoc Proto = Wrapper->getFunctionTypeLoc();
     std::optional<unsigned> Open = Text.offset(Body->getLBracLoc());
-    std::optional<unsigned> Unlock = Text.offset(Body->body_back()->getBeginLoc());
+    const Stmt *UnlockStmt = wrapperUnlockStatement(Wrapper);
+    std::optional<unsigned> Unlock =
+        UnlockStmt ? Text.offset(UnlockStmt->getBeginLoc()) : std::nullopt;
     std::optional<TextRange> Params =
         Proto ? Text.node(SourceRange(Proto.getLParenLoc(), Proto.getRParenLoc())) : std::nullopt;
     if (!Open || !Unlock || !Params || *Unlock <= *Open) {

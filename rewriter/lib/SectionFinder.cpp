@@ -398,7 +398,20 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
     for (unsigned K = CS.FirstIndex; K <= *Last; ++K)
         collectCalls(Block->body_begin()[K], LockOp::Lock, CS.Mutex, Relocks);
     if (!Relocks.empty()) {
-        CS.Refused = refuse("the lock is released and taken again inside the critical section",
+        // With no unlock of the mutex before it, the lock is taken again while held: a
+        // recursive mutex locked twice (libuv's test-mutexes.c), not an unlock-relock.
+        std::vector<const CallExpr *> Unlocks;
+        for (unsigned K = CS.FirstIndex; K <= *Last; ++K)
+            collectCalls(Block->body_begin()[K], LockOp::Unlock, CS.Mutex, Unlocks);
+        std::optional<unsigned> Relock = Text.expansionOffset(Relocks.front()->getBeginLoc());
+        bool Released = !Relock || llvm::any_of(Unlocks, [&](const CallExpr *U) {
+            std::optional<unsigned> At = Text.expansionOffset(U->getBeginLoc());
+            return !At || *At < *Relock;
+        });
+        CS.Refused = refuse(Released ? "the lock is released and taken again inside the critical "
+                                       "section"
+                                     : "the lock is taken again inside the critical section "
+                                       "while it is held (a recursive lock)",
                             Relocks.front()->getBeginLoc());
         return CS;
     }

@@ -3,26 +3,16 @@
 #
 #   rcl_memcached_fetch DIR    leaves DIR/memcached-1.6.18 (pristine; fetched once, reused)
 #
-# apt-get source needs deb-src entries: they are added next to Debian's own sources
-# (/etc/apt/sources.list.d/rcl-debian-src.sources) when none exist. Installs libevent-dev,
-# perl and dpkg-dev when missing. Needs root the first time.
+# The fetch itself is rcl_debian_source (debian-source.sh, found in RCL_E2E_DIR, default the
+# sourcing script's directory). Installs libevent-dev and perl when missing. Needs root the
+# first time.
 RCL_MEMCACHED_VERSION=1.6.18
+. "${RCL_E2E_DIR:-$(dirname "$0")}/debian-source.sh"
 
 rcl_memcached_fetch() {
-    mkdir -p "$1"
-    if [ -d "$1/memcached-$RCL_MEMCACHED_VERSION" ]; then
-        return 0
-    fi
-    if ! grep -rqs '^Types:.*deb-src\|^deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-        sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
-            > /etc/apt/sources.list.d/rcl-debian-src.sources
-        apt-get update -q >/dev/null
-    fi
-    command -v perl >/dev/null && command -v dpkg-source >/dev/null && [ -f /usr/include/event.h ] ||
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q libevent-dev perl dpkg-dev >/dev/null
-    (cd "$1" && { apt-get source "memcached=$RCL_MEMCACHED_VERSION-1" >/dev/null 2>&1 ||
-                  apt-get source memcached >/dev/null; })
-    [ -d "$1/memcached-$RCL_MEMCACHED_VERSION" ]
+    command -v perl >/dev/null && [ -f /usr/include/event.h ] ||
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q libevent-dev perl >/dev/null
+    rcl_debian_source "$1" memcached "$RCL_MEMCACHED_VERSION-1" "memcached-$RCL_MEMCACHED_VERSION"
 }
 
 # rcl_memcached_threads BINARY PORT: start a converted memcached (delegate mode), store one

@@ -51,27 +51,7 @@ RCL_CC_REPORT="$WORK/reports" make -j"$(nproc)" >make.log 2>&1
 fallbacks=$(grep -c 'rcl-cc: warning' make.log || true)
 echo "memcached: built with rcl-cc ($fallbacks translation units fell back to the original)"
 
-python3 - "$WORK/reports" <<'PY'
-import collections, json, os, sys
-seen, reasons, conv, ref = set(), collections.Counter(), 0, 0
-for name in sorted(os.listdir(sys.argv[1])):
-    with open(os.path.join(sys.argv[1], name)) as f:
-        report = json.load(f)
-    for lock in report["locks"]:
-        for s in lock["sections"]:
-            key = (os.path.basename(s["file"]), s["line"], s["column"])
-            if key in seen:          # memcached and memcached-debug compile the same files
-                continue
-            seen.add(key)
-            if s["status"] == "converted":
-                conv += 1
-            elif s["status"] == "refused":
-                ref += 1
-                reasons[s["reason"]] += 1
-print("memcached: %d critical sections converted, %d refused" % (conv, ref))
-for reason, n in reasons.most_common():
-    print("  %3d  %s" % (n, reason))
-PY
+python3 "$(dirname "$0")/rcl-cc-report.py" memcached "$WORK/reports"
 
 status=0
 # A thread created inside a delegated critical section inherits the server's CPU affinity and

@@ -41,8 +41,22 @@ build() {
     mkdir "$1/build"
     (cd "$1/build" &&
         CFLAGS="-g -O2" cmake -G Ninja .. -DCMAKE_C_COMPILER="$2" -DLIBUV_BUILD_TESTS=ON \
-            -DCMAKE_BUILD_TYPE=None >../configure.log 2>&1 &&
-        env ${3:+RCL_CC_REPORT=$3} ninja -j"$(nproc)" >../make.log 2>&1)
+            -DCMAKE_BUILD_TYPE=None -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >../configure.log 2>&1)
+    if [ -n "${3:-}" ]; then
+        # What each file's functions do, for sections calling into other files
+        # (uv_set_process_title -> uv__set_process_title's prctl in linux-core.c): every
+        # source scanned first, then read by each compile (docs/rewriter.md, "Functions of
+        # other files").
+        rm -rf "$WORK/facts"
+        python3 -c 'import json,sys; print("\n".join(sorted({c["file"] for c in json.load(open(sys.argv[1])) if c["file"].endswith(".c")})))' \
+            "$1/build/compile_commands.json" >"$WORK/sources.txt"
+        # shellcheck disable=SC2046
+        "$BUILD/rewriter/rcl-rewrite" --dry-run --quiet --facts-dir="$WORK/facts" -p "$1/build" \
+            $(cat "$WORK/sources.txt") >/dev/null 2>&1 || true
+        printf 'facts-dir=%s\n' "$WORK/facts" >>"$1/.rcl-cc.conf"
+        echo "libuv: facts of $(ls "$WORK/facts" | wc -l) files scanned"
+    fi
+    (cd "$1/build" && env ${3:+RCL_CC_REPORT=$3} ninja -j"$(nproc)" >../make.log 2>&1)
 }
 build rcl "$RCL_CC" "$WORK/reports"
 fallbacks=$(grep -c 'rcl-cc: warning' rcl/make.log || true)

@@ -330,6 +330,13 @@ static inline bool next_wants(struct rcl_chunk *c, uint32_t base, uint32_t i, ui
     return posted(c, i, &seq) && __atomic_load_n(&c->slot[i].lock, __ATOMIC_RELAXED) == lock;
 }
 
+/* Prefetch the request lines of the group that starts at slot g (a read: they are the
+ * clients'). */
+static inline void prefetch_group(struct rcl_chunk *c, uint32_t g, uint32_t lim) {
+    for (uint32_t k = g; k < lim && k < g + RCL_GROUP; k++)
+        __builtin_prefetch(&c->slot[k], 0, 3);
+}
+
 /* One pass over the mailboxes. Returns false when w lost the polling role during one of its
  * critical sections (pool.c): it then runs no further request. */
 static bool scan(struct rcl_worker *w, struct pass *p) {
@@ -342,83 +349,85 @@ static bool scan(struct rcl_worker *w, struct pass *p) {
     struct rcl_chunk *c = s->chunks;
     for (uint32_t base = 0; base < n; base += RCL_CHUNK_SLOTS) {
         uint32_t lim = n - base < RCL_CHUNK_SLOTS ? n - base : RCL_CHUNK_SLOTS;
-        for (uint32_t i = 0; i < lim; i++) {
-            /* The end of a group of RCL_GROUP slots (or of the scan): publish its answers, one
-             * response line written once for up to RCL_GROUP requests. */
-            if (i % RCL_GROUP == 0 && i) publish(c, 0xffull << (i - RCL_GROUP));
-            struct rcl_mailbox *mb = &c->slot[i];
+        for (uint32_t g = 0; g < lim; g += RCL_GROUP) {
             /* The request lines are read only by this thread: start the next group's misses
              * now, so that they overlap the sections of this one. */
-            if (i % RCL_GROUP == 0 && i + RCL_GROUP < lim)
-                for (uint32_t k = i + RCL_GROUP; k < i + 2 * RCL_GROUP && k < lim; k++)
-                    __builtin_prefetch(&c->slot[k], 0, 3);
-            uint32_t seq;
-            if (!posted(c, i, &seq)) continue;
-            if (nbusy) {
-                if (rcl_pool_is_busy(s, mb, nbusy)) {
-                    p->busy++;
+            if (g + RCL_GROUP < lim) prefetch_group(c, g + RCL_GROUP, lim);
+            uint32_t gend = g + RCL_GROUP < lim ? g + RCL_GROUP : lim;
+            for (uint32_t i = g; i < gend; i++) {
+                struct rcl_mailbox *mb = &c->slot[i];
+                uint32_t seq;
+                if (!posted(c, i, &seq)) continue;
+                if (nbusy) {
+                    if (rcl_pool_is_busy(s, mb, nbusy)) {
+                        p->busy++;
+                        continue;
+                    }
+                    /* Not busy: but its worker may have answered and left the set since our look
+                     * at the shadow word. Having seen the set without it (acquire), look again. */
+                    if (!posted(c, i, &seq)) continue;
+                }
+                enum take take = try_take(w, mb);
+                if (take == BUSY && !waited_enough(c, i)) {
+                    p->blocked++;
                     continue;
                 }
-                /* Not busy: but its worker may have answered and left the set since our look
-                 * at the shadow word. Having seen the set without it (acquire), look again. */
-                if (!posted(c, i, &seq)) continue;
+                if (__atomic_load_n(&c->busy_since[i], __ATOMIC_RELAXED))
+                    __atomic_store_n(&c->busy_since[i], 0, __ATOMIC_RELAXED);
+                if (take == HAND_BACK) {
+                    answer(s, p, c, i, seq, RCL_ANSWER_HAND_BACK, 0, 0);
+                    p->back++;
+                    continue;
+                }
+                /* Clients answered earlier in this pass must not wait for its end: the next
+                 * critical section may block, even on something a parked client would do once
+                 * awake. A relaxed look at nparked keeps this free while nobody parks. */
+                if (p->nanswered && atomic_load_explicit(&s->nparked, memory_order_relaxed))
+                    flush_answers(s, p);
+                /* Tell the blocking detector which request runs (pool.c). */
+                atomic_store_explicit(&w->cur, mb, memory_order_relaxed);
+                atomic_store_explicit(&w->ncs,
+                                      atomic_load_explicit(&w->ncs, memory_order_relaxed) + 1,
+                                      memory_order_relaxed);
+                atomic_signal_fence(memory_order_seq_cst);
+                bool lost_before = take == BUSY;
+                if (lost_before) wait_for_mutex(w, p, mb); /* w is LOST from here on */
+                uint64_t t0 = profiling ? rcl_now_ns() : 0;
+                *w->errp = mb->err; /* the section sees its caller's errno ... */
+                int r = run_cs(w, mb->lock, mb->fn, mb->ilen ? (void *)mb->inl : mb->ctx);
+                int err = *w->errp; /* ... and its caller sees what it left there (answer) */
+                if (profiling) mb->cs_ns = rcl_now_ns() - t0;
+                /* End of the batch: release the mutex BEFORE the answer. Once rcl_delegate has
+                 * returned, the server no longer touches that request's mutex unless another posted
+                 * request needs it: the caller may destroy and free it (the end of a
+                 * reference-counted object's life: unlock, pthread_mutex_destroy, free). The batch
+                 * goes on (and keeps the mutex) only while the next mailbox holds a request for the
+                 * same lock. (Not after losing the polling role: the new poller may be answering
+                 * that next request already, and its client rewriting the lock field.) */
+                bool batch_ends = atomic_load_explicit(&w->lost, memory_order_relaxed) ||
+                                  !next_wants(c, base, i, lim, n, nbusy, mb->lock);
+                if (batch_ends) release_held(w);
+                p->served++;
+                atomic_store_explicit(&w->cur, NULL, memory_order_relaxed);
+                atomic_signal_fence(
+                    memory_order_seq_cst); /* the load below stays after the store */
+                /* Whether this thread still polls decides where the answer goes: into the poller's
+                 * shadow words, or (lost) straight into the response line, since the shadow words
+                 * now belong to the new poller (pool.c's hand-over published this thread's). */
+                if (__builtin_expect(atomic_load_explicit(&w->lost, memory_order_relaxed), 0) &&
+                    (lost_before || !rcl_pool_still_poller(w))) {
+                    release_held(w);
+                    rcl_server_answer_direct(mb, seq, RCL_ANSWER_RAN, r, err);
+                    atomic_thread_fence(memory_order_seq_cst); /* D2 */
+                    wake_one(mb);
+                    return false;
+                }
+                answer(s, p, c, i, seq, RCL_ANSWER_RAN, r, err);
             }
-            enum take take = try_take(w, mb);
-            if (take == BUSY && !waited_enough(c, i)) {
-                p->blocked++;
-                continue;
-            }
-            if (__atomic_load_n(&c->busy_since[i], __ATOMIC_RELAXED))
-                __atomic_store_n(&c->busy_since[i], 0, __ATOMIC_RELAXED);
-            if (take == HAND_BACK) {
-                answer(s, p, c, i, seq, RCL_ANSWER_HAND_BACK, 0, 0);
-                p->back++;
-                continue;
-            }
-            /* Clients answered earlier in this pass must not wait for its end: the next
-             * critical section may block, even on something a parked client would do once
-             * awake. A relaxed look at nparked keeps this free while nobody parks. */
-            if (p->nanswered && atomic_load_explicit(&s->nparked, memory_order_relaxed))
-                flush_answers(s, p);
-            /* Tell the blocking detector which request runs (pool.c). */
-            atomic_store_explicit(&w->cur, mb, memory_order_relaxed);
-            atomic_store_explicit(&w->ncs, atomic_load_explicit(&w->ncs, memory_order_relaxed) + 1,
-                                  memory_order_relaxed);
-            atomic_signal_fence(memory_order_seq_cst);
-            bool lost_before = take == BUSY;
-            if (lost_before) wait_for_mutex(w, p, mb); /* w is LOST from here on */
-            uint64_t t0 = profiling ? rcl_now_ns() : 0;
-            *w->errp = mb->err; /* the section sees its caller's errno ... */
-            int r = run_cs(w, mb->lock, mb->fn, mb->ilen ? (void *)mb->inl : mb->ctx);
-            int err = *w->errp; /* ... and its caller sees what it left there (answer) */
-            if (profiling) mb->cs_ns = rcl_now_ns() - t0;
-            /* End of the batch: release the mutex BEFORE the answer. Once rcl_delegate has
-             * returned, the server no longer touches that request's mutex unless another posted
-             * request needs it: the caller may destroy and free it (the end of a
-             * reference-counted object's life: unlock, pthread_mutex_destroy, free). The batch
-             * goes on (and keeps the mutex) only while the next mailbox holds a request for the
-             * same lock. (Not after losing the polling role: the new poller may be answering
-             * that next request already, and its client rewriting the lock field.) */
-            bool batch_ends = atomic_load_explicit(&w->lost, memory_order_relaxed) ||
-                              !next_wants(c, base, i, lim, n, nbusy, mb->lock);
-            if (batch_ends) release_held(w);
-            p->served++;
-            atomic_store_explicit(&w->cur, NULL, memory_order_relaxed);
-            atomic_signal_fence(memory_order_seq_cst); /* the load below stays after the store */
-            /* Whether this thread still polls decides where the answer goes: into the poller's
-             * shadow words, or (lost) straight into the response line, since the shadow words
-             * now belong to the new poller (pool.c's hand-over published this thread's). */
-            if (__builtin_expect(atomic_load_explicit(&w->lost, memory_order_relaxed), 0) &&
-                (lost_before || !rcl_pool_still_poller(w))) {
-                release_held(w);
-                rcl_server_answer_direct(mb, seq, RCL_ANSWER_RAN, r, err);
-                atomic_thread_fence(memory_order_seq_cst); /* D2 */
-                wake_one(mb);
-                return false;
-            }
-            answer(s, p, c, i, seq, RCL_ANSWER_RAN, r, err);
+            /* The end of the group: publish its answers, one response line written once for
+             * up to RCL_GROUP requests. */
+            publish(c, 0xffull << g);
         }
-        publish(c, ~0ull); /* the last group of the chunk */
         c = atomic_load_explicit(&c->next, memory_order_acquire);
     }
     return true;

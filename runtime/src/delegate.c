@@ -173,10 +173,10 @@ static inline struct rcl_mailbox *client_mailbox(struct rcl_server *s) {
  * RCL_INLINE_CTX_MAX bytes whose caller said it is read-only (size != 0) is copied into the line,
  * so that the server reads it with the request instead of missing on the caller's stack. */
 static inline void post(struct rcl_server *s, struct rcl_mailbox *mb, pthread_mutex_t *lock,
-                        rcl_cs_fn fn, void *ctx, size_t size) {
+                        rcl_cs_fn fn, void *ctx, size_t size, int err) {
     mb->fn = fn;
     __atomic_store_n(&mb->lock, lock, __ATOMIC_RELAXED); /* read early by next_wants (server.c) */
-    mb->err = errno; /* the section sees the caller's errno (server.c copies it back) */
+    mb->err = err; /* the section sees the caller's errno (server.c copies it back) */
     if (size && size <= RCL_INLINE_CTX_MAX) {
         memcpy(mb->inl, ctx, size);
         mb->ilen = (uint32_t)size;
@@ -302,16 +302,21 @@ static int on_server(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, 
         /* this server's answers buffered so far must not wait for the other server */
         rcl_server_release_answers(rcl_self_worker);
     }
+    /* The caller's errno, before a first call's registration or a wait's futex calls change
+     * it (test/runtime/response_toggle_wrap.c saw the registration's ENOENT). */
+    int err = errno;
     struct rcl_mailbox *mb = client_mailbox(s);
-    post(s, mb, lock, fn, ctx, size);
+    post(s, mb, lock, fn, ctx, size, err);
     client_wait(s, mb);
     if (self) atomic_store_explicit(&self->waiting_on, NULL, memory_order_release);
     uint64_t word = atomic_load_explicit(mb->resp, memory_order_relaxed); /* after answered() */
-    if (__builtin_expect(rcl_answer_status(word) != RCL_ANSWER_RAN, 0))
+    if (__builtin_expect(rcl_answer_status(word) != RCL_ANSWER_RAN, 0)) {
+        errno = err;
         return run_locally(lock, fn, ctx);
+    }
     if (cs_ns) *cs_ns = mb->cs_ns;
-    unsigned err = (unsigned)(word >> 32) & 0xffffu;
-    errno = __builtin_expect(err != RCL_ERR_FAR, 1) ? (int)err : mb->err_out;
+    unsigned err_out = (unsigned)(word >> 32) & 0xffffu;
+    errno = __builtin_expect(err_out != RCL_ERR_FAR, 1) ? (int)err_out : mb->err_out;
     return (int)(uint32_t)word;
 }
 
@@ -437,6 +442,7 @@ void rcl_runtime_ensure(void) {
     /* The fork handlers exist before anyone holds rt_init_lock: a fork while another thread
      * starts the runtime waits for it (before_fork takes the lock) instead of leaving the child
      * a lock held by a thread it does not have. */
+    int err = errno; /* start-up's library calls must not change the caller's */
     static pthread_once_t fork_handlers = PTHREAD_ONCE_INIT;
     pthread_once(&fork_handlers, register_fork_handlers);
     pthread_mutex_lock(&rt_init_lock);
@@ -445,6 +451,7 @@ void rcl_runtime_ensure(void) {
         atomic_store_explicit(&rt_state, 2, memory_order_release); /* pairs: the load above */
     }
     pthread_mutex_unlock(&rt_init_lock);
+    errno = err;
 }
 
 int rcl_server_count(void) {
@@ -475,7 +482,7 @@ struct rcl_mailbox *rcl__mailbox_open(int server) {
 
 /* lock must map to the server the mailbox was opened on. */
 void rcl__mailbox_post(struct rcl_mailbox *mb, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {
-    post(&rcl_rt.servers[server_index(lock)], mb, lock, fn, ctx, 0);
+    post(&rcl_rt.servers[server_index(lock)], mb, lock, fn, ctx, 0, errno);
 }
 
 bool rcl__mailbox_answered(struct rcl_mailbox *mb) {

@@ -82,8 +82,8 @@ static struct rcl_mailbox *before_wait(pthread_cond_t *cond, pthread_mutex_t *lo
     struct rcl_worker *w = rcl_self_worker;
     if (!w) return NULL; /* local mode or a local critical section: the pthread call alone */
     struct rcl_mailbox *mb = cancellable_request(lock);
-    rcl_pool_before_block(w); /* publishes this thread's answers as it hands the role over */
     rcl_server_flush_pass(w);
+    rcl_pool_before_block(w);
     if (mb) wait_begins(mb, cond);
     return mb;
 }

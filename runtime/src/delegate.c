@@ -169,31 +169,17 @@ static inline struct rcl_mailbox *client_mailbox(struct rcl_server *s) {
     return mb;
 }
 
-/* Write the request line and publish it (server.c, "The request line"). A context of up to
- * RCL_INLINE_CTX_MAX bytes whose caller said it is read-only (size != 0) is copied into the line,
- * so that the server reads it with the request instead of missing on the caller's stack. */
 static inline void post(struct rcl_server *s, struct rcl_mailbox *mb, pthread_mutex_t *lock,
-                        rcl_cs_fn fn, void *ctx, size_t size, int err) {
-    mb->fn = fn;
+                        rcl_cs_fn fn, void *ctx, int err) {
     __atomic_store_n(&mb->lock, lock, __ATOMIC_RELAXED); /* read early by next_wants (server.c) */
+    mb->ctx = ctx;
     mb->err = err; /* the section sees the caller's errno (server.c copies it back) */
-    if (size && size <= RCL_INLINE_CTX_MAX) {
-        memcpy(mb->inl, ctx, size);
-        mb->ilen = (uint32_t)size;
-    } else {
-        mb->ctx = ctx;
-        mb->ilen = 0;
-    }
-    uint32_t seq = atomic_load_explicit(&mb->seq, memory_order_relaxed) + 1;
-    atomic_store_explicit(&mb->seq, seq, memory_order_release); /* pairs: posted() acquire */
+    atomic_store_explicit(&mb->fn, fn, memory_order_release); /* pairs: scan() acquire */
     rcl_server_kick(s);
 }
 
-/* Whether the slot's answer word answers the request posted last. */
 static inline bool answered(struct rcl_mailbox *mb) {
-    /* pairs: the server's release store of the word (publish, rcl_server_answer_direct) */
-    return rcl_answer_matches(atomic_load_explicit(mb->resp, memory_order_acquire),
-                              atomic_load_explicit(&mb->seq, memory_order_relaxed));
+    return !atomic_load_explicit(&mb->fn, memory_order_acquire); /* pairs: answer() release */
 }
 
 /* A server without a poller (every servicing thread blocked, the pool at RCL_POOL_MAX) serves
@@ -286,7 +272,7 @@ static void nested_wait_begin(struct rcl_server *self, struct rcl_server *to) {
 
 /* Run fn(ctx) on lock's server s (or inline, nested on the same server). */
 static int on_server(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
-                     size_t size, uint64_t *cs_ns) {
+                     uint64_t *cs_ns) {
     /* A fork is being prepared and the servers are paused: a pthread_atfork prepare handler
      * that runs after ours (registered before the runtime started) may still take a converted
      * lock; the forking thread runs its section itself (mixed mode) instead of waiting for a
@@ -299,37 +285,33 @@ static int on_server(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, 
     if (self) {
         if (self == s) return rcl_server_run_nested(rcl_self_worker, lock, fn, ctx);
         nested_wait_begin(self, s);
-        /* this server's answers buffered so far must not wait for the other server */
-        rcl_server_release_answers(rcl_self_worker);
     }
-    /* The caller's errno, before a first call's registration or a wait's futex calls change
-     * it (test/runtime/response_toggle_wrap.c saw the registration's ENOENT). */
+    /* The caller's errno, before a first call's registration (its library calls) or a wait's
+     * futex calls change it (test/runtime/response_toggle_wrap.c saw ENOENT there). */
     int err = errno;
     struct rcl_mailbox *mb = client_mailbox(s);
-    post(s, mb, lock, fn, ctx, size, err);
+    post(s, mb, lock, fn, ctx, err);
     client_wait(s, mb);
     if (self) atomic_store_explicit(&self->waiting_on, NULL, memory_order_release);
-    uint64_t word = atomic_load_explicit(mb->resp, memory_order_relaxed); /* after answered() */
-    if (__builtin_expect(rcl_answer_status(word) != RCL_ANSWER_RAN, 0)) {
-        errno = err;
+    if (__builtin_expect(mb->status != RCL_ANSWER_RAN, 0)) {
+        errno = err; /* handed back: the section runs here, with the caller's errno */
         return run_locally(lock, fn, ctx);
     }
     if (cs_ns) *cs_ns = mb->cs_ns;
-    unsigned err_out = (unsigned)(word >> 32) & 0xffffu;
-    errno = __builtin_expect(err_out != RCL_ERR_FAR, 1) ? (int)err_out : mb->err_out;
-    return (int)(uint32_t)word;
+    errno = mb->err;
+    return mb->ret;
 }
 
 /* RCL_MODE=adaptive: the lock's current path (adaptive.c), one call in a few timed. */
 static int adaptive(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
-                    size_t size, uint64_t *cs_ns) {
+                    uint64_t *cs_ns) {
     struct rcl_adaptive_call call;
     bool sample;
     enum rcl_path path = rcl_adaptive_begin(lock, fn, ctx, &call, &sample);
     if (call.e) fn = rcl_adaptive_run, ctx = &call; /* counts the call under the mutex */
     uint64_t t0 = sample ? rcl_ticks() : 0;
-    int r = path == RCL_PATH_LOCAL ? run_locally(lock, fn, ctx)
-                                   : on_server(s, lock, fn, ctx, call.e ? 0 : size, cs_ns);
+    int r =
+        path == RCL_PATH_LOCAL ? run_locally(lock, fn, ctx) : on_server(s, lock, fn, ctx, cs_ns);
     if (sample) {
         int err = errno;
         rcl_adaptive_end(&call, s, rcl_ticks() - t0);
@@ -338,33 +320,24 @@ static int adaptive(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, v
     return r;
 }
 
-static int delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, size_t size, uint64_t *cs_ns) {
+static int delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, uint64_t *cs_ns) {
     if (rcl_rt.cfg.mode == RCL_MODE_LOCAL) return run_locally(lock, fn, ctx);
     struct rcl_server *s = &rcl_rt.servers[server_index(lock)];
-    if (rcl_rt.cfg.mode == RCL_MODE_ADAPTIVE) return adaptive(s, lock, fn, ctx, size, cs_ns);
-    return on_server(s, lock, fn, ctx, size, cs_ns);
-}
-
-static inline int delegate_from(const void *site, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
-                                size_t size) {
-    rcl_runtime_ensure();
-    if (__builtin_expect(rcl_rt.prof_begin != NULL, 0)) {
-        uint64_t cs_ns = 0;
-        rcl_rt.prof_begin(lock, site);
-        int r = delegate(lock, fn, ctx, size, &cs_ns);
-        rcl_rt.prof_end(lock, site, cs_ns);
-        return r;
-    }
-    return delegate(lock, fn, ctx, size, NULL);
+    if (rcl_rt.cfg.mode == RCL_MODE_ADAPTIVE) return adaptive(s, lock, fn, ctx, cs_ns);
+    return on_server(s, lock, fn, ctx, cs_ns);
 }
 
 __attribute__((noinline)) int rcl_delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {
-    return delegate_from(__builtin_return_address(0), lock, fn, ctx, 0);
-}
-
-__attribute__((noinline)) int rcl_delegate_ctx(pthread_mutex_t *lock, rcl_cs_fn fn, const void *ctx,
-                                               size_t size) {
-    return delegate_from(__builtin_return_address(0), lock, fn, (void *)ctx, size);
+    rcl_runtime_ensure();
+    if (__builtin_expect(rcl_rt.prof_begin != NULL, 0)) {
+        const void *site = __builtin_return_address(0);
+        uint64_t cs_ns = 0;
+        rcl_rt.prof_begin(lock, site);
+        int r = delegate(lock, fn, ctx, &cs_ns);
+        rcl_rt.prof_end(lock, site, cs_ns);
+        return r;
+    }
+    return delegate(lock, fn, ctx, NULL);
 }
 
 /* ------------------------------------------------------------------ start-up, fork */
@@ -482,11 +455,11 @@ struct rcl_mailbox *rcl__mailbox_open(int server) {
 
 /* lock must map to the server the mailbox was opened on. */
 void rcl__mailbox_post(struct rcl_mailbox *mb, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {
-    post(&rcl_rt.servers[server_index(lock)], mb, lock, fn, ctx, 0, errno);
+    post(&rcl_rt.servers[server_index(lock)], mb, lock, fn, ctx, errno);
 }
 
 bool rcl__mailbox_answered(struct rcl_mailbox *mb) {
-    return answered(mb);
+    return atomic_load_explicit(&mb->fn, memory_order_acquire) == NULL;
 }
 
 void rcl__mailbox_close(struct rcl_mailbox *mb) {

@@ -116,61 +116,25 @@ RCL_HIDDEN void rcl_placement_client_register(const struct rcl_placement *pl);
 /* ------------------------------------------------------------------ mailboxes */
 
 /*
- * One mailbox: two cache lines, owned by one (client thread, server) pair. The first is the
- * REQUEST LINE, written only by its client (the server only reads it); the second holds the
- * fields of the slow paths (parking, cancellation, allocation, profiling). The answer is not in
- * the mailbox: it is one 64-bit word in a server-owned RESPONSE LINE shared by RCL_GROUP
- * consecutive slots (struct rcl_chunk). Field ownership and the protocol: top of server.c; the
- * cancellation fields (wait, wait_cond) at the top of cond.c.
+ * One request slot: exactly one cache line, owned by one (client thread, server) pair.
+ * Field ownership is explained at the top of server.c; the cancellation fields (wait,
+ * wait_cond) at the top of cond.c.
  */
-/* RCL_INLINE_CTX_MAX (rcl.h): contexts up to this size travel in the request line */
-#define RCL_GROUP 8 /* answer words per response line */
-
 struct rcl_mailbox {
-    /* ---- the request line: client, before it publishes seq */
-    rcl_cs_fn fn;
-    pthread_mutex_t *lock; /* also read early by next_wants (server.c): relaxed atomic */
-    _Atomic uint32_t seq;  /* client: +1 per request (release); the request is posted while its
-                              low 8 bits differ from those of the slot's answer word */
-    int err;               /* the caller's errno */
-    uint32_t ilen;         /* 0: ctx is a pointer; else the context's size, copied into inl */
-    uint32_t pad_;
-    union {
-        void *ctx;
-        unsigned char inl[RCL_INLINE_CTX_MAX];
-    } __attribute__((aligned(32)));
-    /* ---- second line */
-    _Atomic uint64_t *resp;    /* this slot's answer word in its response line (fixed) */
-    _Atomic uint64_t *shadow;  /* the poller's copy of it, possibly not yet published (fixed) */
-    uint64_t cs_ns;            /* server, before publishing the answer, when profiling */
+    _Atomic(rcl_cs_fn) fn;     /* client: posts (release); server: clears on answer (release);
+                                  client: withdraws while its server has no poller (pool.c) */
+    void *ctx;                 /* client, before posting */
+    pthread_mutex_t *lock;     /* client, before posting */
+    uint64_t cs_ns;            /* server, before clearing fn, when profiling */
     pthread_cond_t *wait_cond; /* server, before wait = RCL_WAIT_WAITING (cond.c) */
-    int err_out;               /* server: the section's errno when it does not fit the answer */
+    int ret;                   /* server, before clearing fn */
+    int err;                   /* errno: client before posting, server before clearing fn */
     _Atomic uint32_t parked;   /* client: 1 before futex-waiting; server: 0 and wake */
     _Atomic uint32_t wait;     /* cancellation of a section waiting on a condition (cond.c) */
     int tid;                   /* the owning client's kernel thread id (allocation) */
-    _Atomic uint16_t in_use;   /* slot allocated to a client (registration lock) */
+    uint16_t status;         /* enum rcl_answer: server (or withdrawing client), before fn = NULL */
+    _Atomic uint16_t in_use; /* slot allocated to a client (registration lock) */
 } __attribute__((aligned(RCL_CACHE_LINE)));
-
-_Static_assert(sizeof(struct rcl_mailbox) == 2 * RCL_CACHE_LINE, "a mailbox is two cache lines");
-_Static_assert(__builtin_offsetof(struct rcl_mailbox, resp) == RCL_CACHE_LINE,
-               "the request line holds the request only");
-
-/* The answer word: written whole (one 64-bit store), so that a client never sees half of it.
- *   bits  0-31  the section's return value
- *   bits 32-47  its errno, when 0 <= errno < 0xffff; else 0xffff and the value in err_out
- *   bits 48-49  enum rcl_answer
- *   bits 56-63  the low 8 bits of the request's seq: the request is answered when they match */
-#define RCL_ERR_FAR 0xffffu
-static inline uint64_t rcl_answer_word(uint32_t seq, unsigned status, int ret, unsigned err16) {
-    return (uint64_t)(uint32_t)ret | (uint64_t)err16 << 32 | (uint64_t)status << 48 |
-           (uint64_t)(seq & 0xffu) << 56;
-}
-static inline bool rcl_answer_matches(uint64_t word, uint32_t seq) {
-    return (uint8_t)(word >> 56) == (uint8_t)seq;
-}
-static inline unsigned rcl_answer_status(uint64_t word) {
-    return (unsigned)(word >> 48) & 3u;
-}
 
 /* mailbox wait: a delegated section waiting on a condition, and its client's cancellation. */
 enum rcl_wait_state {
@@ -188,6 +152,8 @@ enum rcl_answer {
     RCL_ANSWER_CANCELLED = 2, /* abandoned in a condition wait: its client is being cancelled */
 };
 
+_Static_assert(sizeof(struct rcl_mailbox) == RCL_CACHE_LINE, "a mailbox is one cache line");
+
 #define RCL_CHUNK_SLOTS 64
 
 /* Slots come in chunks that are never freed while the process lives, so a server may read a
@@ -198,23 +164,7 @@ struct rcl_chunk {
     /* the poller's own: since when each slot's request finds its mutex held locally (0: it
      * does not), for the bounded wait against local holders (server.c) */
     uint64_t busy_since[RCL_CHUNK_SLOTS] __attribute__((aligned(RCL_CACHE_LINE)));
-    /* the response lines: one answer word per slot, RCL_GROUP to a line; written by the server
-     * (the poller publishing its shadow words, a servicing thread that lost the polling role
-     * answering its one request, a client taking its request back while nobody polls) */
-    _Atomic uint64_t resp[RCL_CHUNK_SLOTS] __attribute__((aligned(RCL_CACHE_LINE)));
-    /* the poller's own: each slot's latest answer word (published or not), and which of them
-     * are not published yet (bit per slot); see server.c */
-    _Atomic uint64_t shadow[RCL_CHUNK_SLOTS] __attribute__((aligned(RCL_CACHE_LINE)));
-    _Atomic uint64_t dirty;
 };
-
-/* Point each slot of a new chunk at its answer words. */
-static inline void rcl_chunk_init(struct rcl_chunk *c) {
-    for (int i = 0; i < RCL_CHUNK_SLOTS; i++) {
-        c->slot[i].resp = &c->resp[i];
-        c->slot[i].shadow = &c->shadow[i];
-    }
-}
 
 /* ------------------------------------------------------------------ servers */
 
@@ -328,16 +278,6 @@ RCL_HIDDEN int rcl_server_run_nested(struct rcl_worker *w, pthread_mutex_t *lock
 /* The worker is about to block inside a critical section: wake the clients it answered in its
  * current pass now (server.c). */
 RCL_HIDDEN void rcl_server_flush_pass(struct rcl_worker *w);
-/* A servicing thread is about to wait for another server (nested delegation): publish its
- * buffered answers (if it still polls) and wake their clients. */
-RCL_HIDDEN void rcl_server_release_answers(struct rcl_worker *w);
-/* Publish every answer word of s the poller has not published yet (server.c). Called by the
- * poller, or under pool_lock by whoever takes the polling role away from it. */
-RCL_HIDDEN void rcl_server_publish(struct rcl_server *s);
-/* Answer mb at once, past the poller's buffer: a servicing thread that lost the polling role,
- * or a client taking its own request back while the server has no poller (pool.c). */
-RCL_HIDDEN void rcl_server_answer_direct(struct rcl_mailbox *mb, uint32_t seq,
-                                         enum rcl_answer status, int ret, int err);
 /* Wake every parked client of s whose request is still posted, so it looks at the pool again
  * (its server has no poller: pool.c). Caller holds s->pool_lock. */
 RCL_HIDDEN void rcl_server_wake_waiting_clients(struct rcl_server *s);

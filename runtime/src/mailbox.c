@@ -7,10 +7,6 @@
  * [0, nslots) stays as short as the largest number of clients alive at once; slots of exited
  * threads are reused. There is no compile-time limit on the number of threads.
  *
- * A slot's answer word and the poller's shadow of it live in the chunk (server.c); each slot
- * points at its own (rcl_chunk_init), so a client or a servicing thread holding only the
- * mailbox can reach them.
- *
  * Publication: a new chunk is linked (release store of next) and the slot initialised before
  * nslots is raised (release store); the server's acquire load of nslots therefore sees both.
  */
@@ -42,16 +38,13 @@ struct rcl_mailbox *rcl_mailbox_alloc(struct rcl_server *s) {
                 if (posix_memalign((void **)&next, RCL_CACHE_LINE, sizeof *next) != 0)
                     rcl_die("out of memory allocating a mailbox chunk for server %d", s->index);
                 memset(next, 0, sizeof *next);
-                rcl_chunk_init(next);
                 atomic_store_explicit(&c->next, next, memory_order_release);
             }
             c = next;
         }
         mb = &c->slot[n % RCL_CHUNK_SLOTS];
     }
-    /* seq stays: the slot's last request is answered (its owner waited for it), so the new
-     * owner's first request is seq + 1 -- resetting it would make the server see a request
-     * (test/runtime/slot_reuse_seq.c). */
+    atomic_store_explicit(&mb->fn, NULL, memory_order_relaxed);
     atomic_store_explicit(&mb->parked, 0, memory_order_relaxed);
     atomic_store_explicit(&mb->wait, RCL_WAIT_NONE, memory_order_relaxed);
     mb->tid = (int)syscall(SYS_gettid); /* the allocating thread owns the slot */
@@ -63,7 +56,6 @@ struct rcl_mailbox *rcl_mailbox_alloc(struct rcl_server *s) {
 }
 
 void rcl_mailbox_free(struct rcl_mailbox *mb) {
-    /* The owner is not waiting on it, so its last request is answered: the slot can go to
-     * another thread. */
+    /* The owner is not waiting on it, so fn is NULL: the slot can go to another thread. */
     atomic_store_explicit(&mb->in_use, 0, memory_order_release);
 }

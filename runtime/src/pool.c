@@ -235,10 +235,6 @@ static struct rcl_worker *create_worker(struct rcl_server *s) {
 /* Move the polling role from w (the poller, running request mb) to a spare. pool_lock held. */
 static void hand_over_locked(struct rcl_server *s, struct rcl_worker *w, struct rcl_mailbox *mb) {
     atomic_store_explicit(&w->lost, 1, memory_order_relaxed);
-    /* The answers w buffered as the poller go out now, before anyone else polls: the shadow
-     * words are the role's, and w answers its running request straight into the response line
-     * (server.c). w is inside that request, so it does not touch them meanwhile. */
-    rcl_server_publish(s);
     w->busy_mb = mb;
     if (mb) busy_add(s, mb);
     struct rcl_worker *y = s->spares;
@@ -268,11 +264,11 @@ bool rcl_pool_withdraw(struct rcl_server *s, struct rcl_mailbox *mb) {
     rcl_spin_lock(&s->pool_lock);
     /* No poller: no worker starts a request until one becomes the poller, which happens only
      * under pool_lock. A request in the busy set is being run by its LOST worker: keep it. */
-    uint32_t seq = atomic_load_explicit(&mb->seq, memory_order_relaxed);
     if (!atomic_load_explicit(&s->poller, memory_order_relaxed) &&
-        !rcl_answer_matches(atomic_load_explicit(mb->shadow, memory_order_relaxed), seq) &&
+        atomic_load_explicit(&mb->fn, memory_order_relaxed) &&
         !rcl_pool_is_busy(s, mb, atomic_load_explicit(&s->nbusy, memory_order_relaxed))) {
-        rcl_server_answer_direct(mb, seq, RCL_ANSWER_HAND_BACK, 0, 0);
+        mb->status = RCL_ANSWER_HAND_BACK;
+        atomic_store_explicit(&mb->fn, NULL, memory_order_relaxed); /* the client's own line */
         rcl_stat_add(&s->back_exhausted, 1);
         taken = true;
     }

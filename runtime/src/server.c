@@ -187,8 +187,6 @@ static enum take try_take(struct rcl_worker *w, struct rcl_mailbox *mb) {
 }
 
 static void flush_wakes(struct rcl_server *s, struct pass *p);
-static void flush_answers(struct rcl_server *s, struct pass *p);
-static void wake_one(struct rcl_mailbox *mb);
 
 /* Bounded waiting against local holders: a thread that locks and unlocks a mutex back to back
  * keeps winning against trylock. Once a request has found its mutex held for RCL_LOCAL_WAIT_US
@@ -208,8 +206,8 @@ static bool waited_enough(struct rcl_chunk *c, uint32_t i) {
  * as a thread of the original program would (queued in the mutex's futex, woken at an unlock).
  * It then runs the request as a worker that lost the role. */
 static void wait_for_mutex(struct rcl_worker *w, struct pass *p, struct rcl_mailbox *mb) {
-    rcl_pool_before_block(w); /* publishes this thread's answers as it hands the role over */
     flush_wakes(w->s, p);
+    rcl_pool_before_block(w);
     atomic_fetch_add_explicit(&w->s->local_waits, 1, memory_order_relaxed);
     int err = pthread_mutex_lock(mb->lock);
     if (err) /* trylock said EBUSY for this mutex: its kind does not fail here */
@@ -245,66 +243,14 @@ int rcl_server_run_nested(struct rcl_worker *w, pthread_mutex_t *lock, rcl_cs_fn
     return r;
 }
 
-/* errno in the answer word, or RCL_ERR_FAR with the value in err_out (second line). */
-static inline unsigned err16(struct rcl_mailbox *mb, int err) {
-    if (__builtin_expect((unsigned)err < RCL_ERR_FAR, 1)) return (unsigned)err;
-    mb->err_out = err;
-    return RCL_ERR_FAR;
-}
-
-/* The poller answers request seq of slot i of chunk c: into its shadow word only; the word is
- * published (copied into the response line) at the end of the slot's group, before any wake-up
- * check, and before the polling role leaves this thread (see "Answers" above). */
-static inline void answer(struct rcl_server *s, struct pass *p, struct rcl_chunk *c, uint32_t i,
-                          uint32_t seq, enum rcl_answer status, int r, int err) {
-    struct rcl_mailbox *mb = &c->slot[i];
-    atomic_store_explicit(&c->shadow[i], rcl_answer_word(seq, status, r, err16(mb, err)),
-                          memory_order_relaxed);
-    atomic_store_explicit(&c->dirty,
-                          atomic_load_explicit(&c->dirty, memory_order_relaxed) | 1ull << i,
-                          memory_order_relaxed);
+static inline void answer(struct rcl_server *s, struct pass *p, struct rcl_mailbox *mb,
+                          enum rcl_answer status, int r, uint64_t cs_ns) {
+    mb->status = (uint16_t)status;
+    mb->ret = r;
+    mb->cs_ns = cs_ns;
+    atomic_store_explicit(&mb->fn, NULL, memory_order_release); /* pairs: client_wait acquire */
     p->answered[p->nanswered++] = mb;
-    if (p->nanswered == RCL_ANSWERED_MAX) flush_answers(s, p);
-}
-
-/* Copy the shadow words of the dirty slots in mask into chunk c's response lines. */
-static inline void publish(struct rcl_chunk *c, uint64_t mask) {
-    uint64_t dirty = atomic_load_explicit(&c->dirty, memory_order_relaxed);
-    uint64_t todo = dirty & mask;
-    if (!todo) return;
-    atomic_store_explicit(&c->dirty, dirty & ~todo, memory_order_relaxed);
-    do {
-        int i = __builtin_ctzll(todo);
-        todo &= todo - 1;
-        /* release: the section's writes (and err_out, cs_ns) before the answer; pairs with the
-         * client's acquire load in answered() (delegate.c) */
-        atomic_store_explicit(&c->resp[i],
-                              atomic_load_explicit(&c->shadow[i], memory_order_relaxed),
-                              memory_order_release);
-    } while (todo);
-}
-
-void rcl_server_publish(struct rcl_server *s) {
-    uint32_t n = atomic_load_explicit(&s->nslots, memory_order_acquire);
-    struct rcl_chunk *c = s->chunks;
-    for (uint32_t base = 0; base < n && c; base += RCL_CHUNK_SLOTS) {
-        publish(c, ~0ull);
-        c = atomic_load_explicit(&c->next, memory_order_acquire);
-    }
-}
-
-void rcl_server_answer_direct(struct rcl_mailbox *mb, uint32_t seq, enum rcl_answer status, int ret,
-                              int err) {
-    uint64_t word = rcl_answer_word(seq, status, ret, err16(mb, err));
-    atomic_store_explicit(mb->shadow, word, memory_order_relaxed);
-    atomic_store_explicit(mb->resp, word, memory_order_release); /* pairs: answered() */
-}
-
-/* Whether slot i of chunk c holds a posted request (its seq differs from its latest answer);
- * *seq: the request's seq. Acquire: the request's fields are read after this. */
-static inline bool posted(struct rcl_chunk *c, uint32_t i, uint32_t *seq) {
-    *seq = atomic_load_explicit(&c->slot[i].seq, memory_order_acquire); /* pairs: post */
-    return !rcl_answer_matches(atomic_load_explicit(&c->shadow[i], memory_order_relaxed), *seq);
+    if (p->nanswered == RCL_ANSWERED_MAX) flush_wakes(s, p);
 }
 
 /* Whether the mailbox after slot i (of chunk c, which starts at slot base) holds a request for
@@ -313,13 +259,13 @@ static inline bool posted(struct rcl_chunk *c, uint32_t i, uint32_t *seq) {
  * can be answered by nobody but this poller, so its client is not rewriting its lock field. */
 static inline bool next_wants(struct rcl_chunk *c, uint32_t base, uint32_t i, uint32_t lim,
                               uint32_t n, uint32_t nbusy, pthread_mutex_t *lock) {
-    uint32_t seq;
+    struct rcl_mailbox *next;
     if (nbusy) return false;
     if (i + 1 < lim)
-        i++;
+        next = &c->slot[i + 1];
     else if (base + RCL_CHUNK_SLOTS < n &&
              (c = atomic_load_explicit(&c->next, memory_order_acquire)))
-        i = 0;
+        next = &c->slot[0];
     else
         return false;
     /* Relaxed atomic: if the blocking detector takes the polling role away during the current
@@ -327,14 +273,8 @@ static inline bool next_wants(struct rcl_chunk *c, uint32_t base, uint32_t i, ui
      * (rewriting lock) meanwhile. A stale answer is harmless: a false "no" ends the batch; a
      * false "yes" keeps the mutex while a posted request of the same lock exists, until this
      * worker sees it lost the role and releases it. */
-    return posted(c, i, &seq) && __atomic_load_n(&c->slot[i].lock, __ATOMIC_RELAXED) == lock;
-}
-
-/* Prefetch the request lines of the group that starts at slot g (a read: they are the
- * clients'). */
-static inline void prefetch_group(struct rcl_chunk *c, uint32_t g, uint32_t lim) {
-    for (uint32_t k = g; k < lim && k < g + RCL_GROUP; k++)
-        __builtin_prefetch(&c->slot[k], 0, 3);
+    return atomic_load_explicit(&next->fn, memory_order_acquire) &&
+           __atomic_load_n(&next->lock, __ATOMIC_RELAXED) == lock;
 }
 
 /* One pass over the mailboxes. Returns false when w lost the polling role during one of its
@@ -349,84 +289,68 @@ static bool scan(struct rcl_worker *w, struct pass *p) {
     struct rcl_chunk *c = s->chunks;
     for (uint32_t base = 0; base < n; base += RCL_CHUNK_SLOTS) {
         uint32_t lim = n - base < RCL_CHUNK_SLOTS ? n - base : RCL_CHUNK_SLOTS;
-        for (uint32_t g = 0; g < lim; g += RCL_GROUP) {
-            /* The request lines are read only by this thread: start the next group's misses
-             * now, so that they overlap the sections of this one. */
-            if (g + RCL_GROUP < lim) prefetch_group(c, g + RCL_GROUP, lim);
-            uint32_t gend = g + RCL_GROUP < lim ? g + RCL_GROUP : lim;
-            for (uint32_t i = g; i < gend; i++) {
-                struct rcl_mailbox *mb = &c->slot[i];
-                uint32_t seq;
-                if (!posted(c, i, &seq)) continue;
-                if (nbusy) {
-                    if (rcl_pool_is_busy(s, mb, nbusy)) {
-                        p->busy++;
-                        continue;
-                    }
-                    /* Not busy: but its worker may have answered and left the set since our look
-                     * at the shadow word. Having seen the set without it (acquire), look again. */
-                    if (!posted(c, i, &seq)) continue;
-                }
-                enum take take = try_take(w, mb);
-                if (take == BUSY && !waited_enough(c, i)) {
-                    p->blocked++;
+        for (uint32_t i = 0; i < lim; i++) {
+            struct rcl_mailbox *mb = &c->slot[i];
+            rcl_cs_fn fn = atomic_load_explicit(&mb->fn, memory_order_acquire); /* pairs: post */
+            if (!fn) continue;
+            if (nbusy) {
+                if (rcl_pool_is_busy(s, mb, nbusy)) {
+                    p->busy++;
                     continue;
                 }
-                if (__atomic_load_n(&c->busy_since[i], __ATOMIC_RELAXED))
-                    __atomic_store_n(&c->busy_since[i], 0, __ATOMIC_RELAXED);
-                if (take == HAND_BACK) {
-                    answer(s, p, c, i, seq, RCL_ANSWER_HAND_BACK, 0, 0);
-                    p->back++;
-                    continue;
-                }
-                /* Clients answered earlier in this pass must not wait for its end: the next
-                 * critical section may block, even on something a parked client would do once
-                 * awake. A relaxed look at nparked keeps this free while nobody parks. */
-                if (p->nanswered && atomic_load_explicit(&s->nparked, memory_order_relaxed))
-                    flush_answers(s, p);
-                /* Tell the blocking detector which request runs (pool.c). */
-                atomic_store_explicit(&w->cur, mb, memory_order_relaxed);
-                atomic_store_explicit(&w->ncs,
-                                      atomic_load_explicit(&w->ncs, memory_order_relaxed) + 1,
-                                      memory_order_relaxed);
-                atomic_signal_fence(memory_order_seq_cst);
-                bool lost_before = take == BUSY;
-                if (lost_before) wait_for_mutex(w, p, mb); /* w is LOST from here on */
-                uint64_t t0 = profiling ? rcl_now_ns() : 0;
-                *w->errp = mb->err; /* the section sees its caller's errno ... */
-                int r = run_cs(w, mb->lock, mb->fn, mb->ilen ? (void *)mb->inl : mb->ctx);
-                int err = *w->errp; /* ... and its caller sees what it left there (answer) */
-                if (profiling) mb->cs_ns = rcl_now_ns() - t0;
-                /* End of the batch: release the mutex BEFORE the answer. Once rcl_delegate has
-                 * returned, the server no longer touches that request's mutex unless another posted
-                 * request needs it: the caller may destroy and free it (the end of a
-                 * reference-counted object's life: unlock, pthread_mutex_destroy, free). The batch
-                 * goes on (and keeps the mutex) only while the next mailbox holds a request for the
-                 * same lock. (Not after losing the polling role: the new poller may be answering
-                 * that next request already, and its client rewriting the lock field.) */
-                bool batch_ends = atomic_load_explicit(&w->lost, memory_order_relaxed) ||
-                                  !next_wants(c, base, i, lim, n, nbusy, mb->lock);
-                if (batch_ends) release_held(w);
-                p->served++;
-                atomic_store_explicit(&w->cur, NULL, memory_order_relaxed);
-                atomic_signal_fence(
-                    memory_order_seq_cst); /* the load below stays after the store */
-                /* Whether this thread still polls decides where the answer goes: into the poller's
-                 * shadow words, or (lost) straight into the response line, since the shadow words
-                 * now belong to the new poller (pool.c's hand-over published this thread's). */
-                if (__builtin_expect(atomic_load_explicit(&w->lost, memory_order_relaxed), 0) &&
-                    (lost_before || !rcl_pool_still_poller(w))) {
-                    release_held(w);
-                    rcl_server_answer_direct(mb, seq, RCL_ANSWER_RAN, r, err);
-                    atomic_thread_fence(memory_order_seq_cst); /* D2 */
-                    wake_one(mb);
-                    return false;
-                }
-                answer(s, p, c, i, seq, RCL_ANSWER_RAN, r, err);
+                /* Not busy: but its worker may have answered and left the set since our load
+                 * of fn. Having seen the set without it (acquire), reload fn. */
+                fn = atomic_load_explicit(&mb->fn, memory_order_acquire);
+                if (!fn) continue;
             }
-            /* The end of the group: publish its answers, one response line written once for
-             * up to RCL_GROUP requests. */
-            publish(c, 0xffull << g);
+            enum take take = try_take(w, mb);
+            if (take == BUSY && !waited_enough(c, i)) {
+                p->blocked++;
+                continue;
+            }
+            if (__atomic_load_n(&c->busy_since[i], __ATOMIC_RELAXED))
+                __atomic_store_n(&c->busy_since[i], 0, __ATOMIC_RELAXED);
+            if (take == HAND_BACK) {
+                answer(s, p, mb, RCL_ANSWER_HAND_BACK, 0, 0);
+                p->back++;
+                continue;
+            }
+            /* Clients answered earlier in this pass must not wait for its end: the next
+             * critical section may block, even on something a parked client would do once
+             * awake. A relaxed look at nparked keeps this free while nobody parks. */
+            if (p->nanswered && atomic_load_explicit(&s->nparked, memory_order_relaxed))
+                flush_wakes(s, p);
+            /* Tell the blocking detector which request runs (pool.c). */
+            atomic_store_explicit(&w->cur, mb, memory_order_relaxed);
+            atomic_store_explicit(&w->ncs, atomic_load_explicit(&w->ncs, memory_order_relaxed) + 1,
+                                  memory_order_relaxed);
+            atomic_signal_fence(memory_order_seq_cst);
+            if (take == BUSY) wait_for_mutex(w, p, mb); /* w is LOST from here on */
+            uint64_t t0 = profiling ? rcl_now_ns() : 0;
+            *w->errp = mb->err; /* the section sees its caller's errno ... */
+            int r = run_cs(w, mb->lock, fn, mb->ctx);
+            int err = *w->errp; /* ... and its caller sees what it left there (answer) */
+            uint64_t cs_ns = profiling ? rcl_now_ns() - t0 : 0;
+            /* End of the batch: release the mutex BEFORE the answer. Once rcl_delegate has
+             * returned, the server no longer touches that request's mutex unless another posted
+             * request needs it: the caller may destroy and free it (the end of a
+             * reference-counted object's life: unlock, pthread_mutex_destroy, free). The batch
+             * goes on (and keeps the mutex) only while the next mailbox holds a request for the
+             * same lock. (Not after losing the polling role: the new poller may be answering
+             * that next request already, and its client rewriting the lock field.) */
+            bool batch_ends = atomic_load_explicit(&w->lost, memory_order_relaxed) ||
+                              !next_wants(c, base, i, lim, n, nbusy, mb->lock);
+            /* Nothing is written to the client's line before the unlock: the unlock is a
+             * locked instruction, which would wait for such a store's ownership transfer. */
+            if (batch_ends) release_held(w);
+            mb->err = err;
+            answer(s, p, mb, RCL_ANSWER_RAN, r, cs_ns);
+            p->served++;
+            atomic_store_explicit(&w->cur, NULL, memory_order_relaxed);
+            atomic_signal_fence(memory_order_seq_cst); /* the load below stays after the store */
+            if (__builtin_expect(atomic_load_explicit(&w->lost, memory_order_relaxed), 0) &&
+                !rcl_pool_still_poller(w))
+                return false;
         }
         c = atomic_load_explicit(&c->next, memory_order_acquire);
     }
@@ -440,8 +364,7 @@ static void wake_one(struct rcl_mailbox *mb) {
     }
 }
 
-/* Wake the clients answered since the last check that parked meanwhile. Their answers are
- * published: by the poller (flush_answers), or by the hand-over that took the role away. */
+/* Wake the clients answered since the last check that parked meanwhile. */
 static void flush_wakes(struct rcl_server *s, struct pass *p) {
     atomic_thread_fence(memory_order_seq_cst); /* D2: pairs with D1 in client_wait */
     if (atomic_load_explicit(&s->nparked, memory_order_relaxed)) /* else nobody to wake */
@@ -450,28 +373,22 @@ static void flush_wakes(struct rcl_server *s, struct pass *p) {
     p->nanswered = 0;
 }
 
-/* The poller, between two sections: publish its answers, then wake their parked clients. */
-static void flush_answers(struct rcl_server *s, struct pass *p) {
-    rcl_server_publish(s);
-    flush_wakes(s, p);
-}
-
 /* Visit (when visit is not NULL) every mailbox of s that holds a posted request; returns how
  * many there are. */
 static unsigned each_posted(struct rcl_server *s, void (*visit)(struct rcl_mailbox *)) {
-    unsigned count = 0;
+    unsigned posted = 0;
     uint32_t n = atomic_load_explicit(&s->nslots, memory_order_acquire);
     struct rcl_chunk *c = s->chunks;
     for (uint32_t base = 0; base < n; base += RCL_CHUNK_SLOTS) {
         uint32_t lim = n - base < RCL_CHUNK_SLOTS ? n - base : RCL_CHUNK_SLOTS;
-        for (uint32_t i = 0, seq; i < lim; i++)
-            if (posted(c, i, &seq)) {
-                count++;
+        for (uint32_t i = 0; i < lim; i++)
+            if (atomic_load_explicit(&c->slot[i].fn, memory_order_relaxed)) {
+                posted++;
                 if (visit) visit(&c->slot[i]);
             }
         c = atomic_load_explicit(&c->next, memory_order_acquire);
     }
-    return count;
+    return posted;
 }
 
 /* Park until a client kicks us (or, with requests blocked by local holders, until the
@@ -603,16 +520,6 @@ void rcl_server_flush_pass(struct rcl_worker *w) {
     if (w->pass && w->pass->nanswered) flush_wakes(w->s, w->pass);
 }
 
-void rcl_server_release_answers(struct rcl_worker *w) {
-    struct rcl_server *s = w->s;
-    /* Under pool_lock: the blocking detector may be taking the role (and the shadow words)
-     * away from this thread right now; whoever holds the role publishes. */
-    rcl_spin_lock(&s->pool_lock);
-    if (atomic_load_explicit(&s->poller, memory_order_relaxed) == w) rcl_server_publish(s);
-    rcl_spin_unlock(&s->pool_lock);
-    rcl_server_flush_pass(w);
-}
-
 void rcl_server_wake_waiting_clients(struct rcl_server *s) {
     atomic_thread_fence(memory_order_seq_cst); /* as D2: pairs with D1 in client_wait */
     each_posted(s, wake_one);
@@ -626,9 +533,9 @@ void rcl_server_abandon(struct rcl_worker *w, struct rcl_mailbox *mb) {
     w->nactive = 0;
     atomic_fetch_add_explicit(&w->s->cancelled, 1, memory_order_relaxed);
     atomic_store_explicit(&w->cur, NULL, memory_order_relaxed);
-    rcl_server_answer_direct(mb, atomic_load_explicit(&mb->seq, memory_order_relaxed),
-                             RCL_ANSWER_CANCELLED, 0, 0);
-    atomic_thread_fence(memory_order_seq_cst); /* D2 */
+    mb->status = RCL_ANSWER_CANCELLED;
+    atomic_store_explicit(&mb->fn, NULL, memory_order_release); /* pairs: client_wait acquire */
+    atomic_thread_fence(memory_order_seq_cst);                  /* D2 */
     wake_one(mb);
     siglongjmp(w->abandon, 1);
 }
@@ -671,7 +578,6 @@ void rcl_server_init(struct rcl_server *s, int index, int cpu) {
     if (posix_memalign((void **)&s->chunks, RCL_CACHE_LINE, sizeof *s->chunks) != 0)
         rcl_die("out of memory allocating server %d's mailboxes", index);
     memset(s->chunks, 0, sizeof *s->chunks);
-    rcl_chunk_init(s->chunks);
 }
 
 void rcl_server_start(struct rcl_server *s) {

@@ -2,9 +2,9 @@
  * rcl.h - Remote Core Locking runtime (librcl), public interface.
  *
  * NAME
- *     rcl_delegate, rcl_delegate_ctx, rcl_cond_wait, rcl_cond_timedwait, rcl_cond_clockwait,
- * rcl_lock_assign, rcl_lock_server, rcl_server_count, rcl_mode, rcl_on_server - run critical
- * sections of pthread mutexes on dedicated server threads
+ *     rcl_delegate, rcl_cond_wait, rcl_cond_timedwait, rcl_cond_clockwait, rcl_lock_assign,
+ *     rcl_lock_server, rcl_server_count, rcl_mode, rcl_on_server - run critical sections of
+ *     pthread mutexes on dedicated server threads
  *
  * SYNOPSIS
  *     #include <rcl/rcl.h>
@@ -48,7 +48,6 @@
 #define RCL_RCL_H
 
 #include <pthread.h>
-#include <stddef.h>
 #include <time.h>
 
 #ifdef __cplusplus
@@ -105,20 +104,6 @@ typedef int (*rcl_cs_fn)(void *ctx);
  * Returns fn's result. Never fails: a misconfigured runtime falls back to its defaults.
  */
 RCL_API int rcl_delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx);
-
-/**
- * rcl_delegate_ctx - rcl_delegate for a context that fn only reads.
- *
- * Same as rcl_delegate(lock, fn, (void *)ctx), except that fn may receive a copy of the size
- * bytes at ctx, made during the call, instead of ctx itself: fn must not write through its
- * argument nor compare it with ctx (it may write through pointers stored in the context). In
- * delegate mode a context of at most RCL_INLINE_CTX_MAX bytes travels inside the request's cache
- * line, so that the server does not miss on the caller's stack to read it; a larger one (or
- * size 0) is passed by pointer as rcl_delegate does. The copy is 32-byte aligned. rcl-rewrite
- * emits this call for its context structs, which outlined sections only read.
- */
-#define RCL_INLINE_CTX_MAX 32
-RCL_API int rcl_delegate_ctx(pthread_mutex_t *lock, rcl_cs_fn fn, const void *ctx, size_t size);
 
 /**
  * rcl_cond_wait, rcl_cond_timedwait, rcl_cond_clockwait - wait on a condition variable inside a

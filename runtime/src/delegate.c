@@ -170,10 +170,10 @@ static inline struct rcl_mailbox *client_mailbox(struct rcl_server *s) {
 }
 
 static inline void post(struct rcl_server *s, struct rcl_mailbox *mb, pthread_mutex_t *lock,
-                        rcl_cs_fn fn, void *ctx) {
+                        rcl_cs_fn fn, void *ctx, int err) {
     __atomic_store_n(&mb->lock, lock, __ATOMIC_RELAXED); /* read early by next_wants (server.c) */
     mb->ctx = ctx;
-    mb->err = errno; /* the section sees the caller's errno (server.c copies it back) */
+    mb->err = err; /* the section sees the caller's errno (server.c copies it back) */
     atomic_store_explicit(&mb->fn, fn, memory_order_release); /* pairs: scan() acquire */
     rcl_server_kick(s);
 }
@@ -287,11 +287,17 @@ static int on_server(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, 
         if (self == s) return rcl_server_run_nested(rcl_self_worker, lock, fn, ctx);
         nested_wait_begin(self, s);
     }
+    /* The caller's errno, before a first call's registration (its library calls) or a wait's
+     * futex calls change it (test/runtime/response_toggle_wrap.c saw ENOENT there). */
+    int err = errno;
     struct rcl_mailbox *mb = client_mailbox(s);
-    post(s, mb, lock, fn, ctx);
+    post(s, mb, lock, fn, ctx, err);
     client_wait(s, mb);
     if (self) atomic_store_explicit(&self->waiting_on, NULL, memory_order_release);
-    if (__builtin_expect(mb->status != RCL_ANSWER_RAN, 0)) return run_locally(lock, fn, ctx);
+    if (__builtin_expect(mb->status != RCL_ANSWER_RAN, 0)) {
+        errno = err; /* handed back: the section runs here, with the caller's errno */
+        return run_locally(lock, fn, ctx);
+    }
     if (cs_ns) *cs_ns = mb->cs_ns;
     errno = mb->err;
     return mb->ret;
@@ -412,6 +418,7 @@ void rcl_runtime_ensure(void) {
     /* The fork handlers exist before anyone holds rt_init_lock: a fork while another thread
      * starts the runtime waits for it (before_fork takes the lock) instead of leaving the child
      * a lock held by a thread it does not have. */
+    int err = errno; /* start-up's library calls must not change the caller's */
     static pthread_once_t fork_handlers = PTHREAD_ONCE_INIT;
     pthread_once(&fork_handlers, register_fork_handlers);
     pthread_mutex_lock(&rt_init_lock);
@@ -420,6 +427,7 @@ void rcl_runtime_ensure(void) {
         atomic_store_explicit(&rt_state, 2, memory_order_release); /* pairs: the load above */
     }
     pthread_mutex_unlock(&rt_init_lock);
+    errno = err;
 }
 
 int rcl_server_count(void) {
@@ -450,7 +458,7 @@ struct rcl_mailbox *rcl__mailbox_open(int server) {
 
 /* lock must map to the server the mailbox was opened on. */
 void rcl__mailbox_post(struct rcl_mailbox *mb, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {
-    post(&rcl_rt.servers[server_index(lock)], mb, lock, fn, ctx);
+    post(&rcl_rt.servers[server_index(lock)], mb, lock, fn, ctx, errno);
 }
 
 bool rcl__mailbox_answered(struct rcl_mailbox *mb) {

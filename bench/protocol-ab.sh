@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Compare the request fast path of two commits in one run: build rcl-bench-probes at OLD and
+# NEW (git archive into a temporary directory, runtime and bench only), then run them
+# alternately ROUNDS times (rcl-bench-probes --reps 3 --json each) and print, per round, the
+# ping-pong RTT, the delegated RTT, the server capacity in TSC cycles per request, the ffwd
+# baseline's capacity and the delegated condition hand-off -- so that every ratio is taken on
+# one machine in one run (docs/results.md, "Fast path: split request/response lines").
+#   usage: bench/protocol-ab.sh OLD NEW [ROUNDS] [OUTDIR]
+# e.g.     bench/protocol-ab.sh 636f423 fast-path-split 5
+set -euo pipefail
+cd "$(dirname "$0")/.."
+old=${1:?usage: bench/protocol-ab.sh OLD NEW [ROUNDS] [OUTDIR]}
+new=${2:?usage: bench/protocol-ab.sh OLD NEW [ROUNDS] [OUTDIR]}
+rounds=${3:-5}
+out=${4:-$(mktemp -d /tmp/rcl-ab.XXXXXX)}
+mkdir -p "$out"
+for v in old new; do
+    ref=$old
+    [ $v = new ] && ref=$new
+    src="$out/src-$v"
+    rm -rf "$src"
+    mkdir -p "$src"
+    git archive "$ref" | tar -x -C "$src"
+    cmake -G Ninja -S "$src" -B "$src/build" -DCMAKE_C_COMPILER=clang-19 \
+        -DCMAKE_CXX_COMPILER=clang++-19 -DRCL_BUILD_TOOLS=OFF >/dev/null
+    nice ninja -j2 -C "$src/build" rcl-bench-probes >/dev/null
+    cp "$src/build/bench/rcl-bench-probes" "$out/probes-$v"
+    git rev-parse --short "$ref" >"$out/ref-$v"
+done
+echo "old $(cat "$out/ref-old"), new $(cat "$out/ref-new"); $(nproc) CPUs; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+for r in $(seq 1 "$rounds"); do
+    for v in old new; do
+        "$out/probes-$v" --reps 3 --json >"$out/$v.$r.json"
+    done
+done
+python3 - "$out" "$rounds" <<'PYEOF'
+import json, sys, statistics
+out, rounds = sys.argv[1], int(sys.argv[2])
+keys = [("pingpong_rtt_ns", "ping-pong ns"), ("delegate_rtt_ns", "delegated RTT ns"),
+        ("server_cycles_per_request", "capacity cycles/req"),
+        ("ffwd_server_cycles_per_request", "ffwd capacity cycles/req"),
+        ("cond_handoff_rcl_ns", "cond hand-off ns")]
+rows = {v: [json.load(open(f"{out}/{v}.{r}.json")) for r in range(1, rounds + 1)] for v in ("old", "new")}
+for r in range(rounds):
+    for v in ("old", "new"):
+        d = rows[v][r]
+        print(f"round {r + 1} {v}: " + ", ".join(f"{name} {d[k]:.1f}" for k, name in keys))
+print("medians:")
+for k, name in keys:
+    o = statistics.median(d[k] for d in rows["old"])
+    n = statistics.median(d[k] for d in rows["new"])
+    print(f"  {name:26s} old {o:9.1f}  new {n:9.1f}  new/old {n / o:.2f}")
+PYEOF
+echo "raw JSON: $out"

@@ -21,12 +21,13 @@
  * (rcl_adaptive_decide, a pure function tested on synthetic inputs):
  *   - the epoch's mean becomes the estimate of the path it measured;
  *   - exploration: the other path's estimate gets stale, so every `explore_every` epochs one
- *     epoch runs on the other path. If it wins by the hysteresis margin (RCL_ADAPTIVE_MARGIN,
- *     10 %), the lock stays there for one full epoch, which must confirm the win (by half the
- *     margin): an exploration is short (16 samples) and a lucky one would otherwise move the
- *     lock to a path that the longer epochs then measure as worse, and back, over and over
- *     (measured: tens of such "wins" per second on a hot lock of this VM). Otherwise, or when
- *     the confirmation fails, it goes back and explore_every doubles (up to 256 epochs, so a
+ *     epoch runs on the other path (its first RCL_EXPLORE_WARMUP calls untimed: the one-time
+ *     cost of switching, such as waking a parked server, is not the path's cost). If it wins by the
+ * hysteresis margin (RCL_ADAPTIVE_MARGIN, 10 %), the lock stays there for one full epoch, which
+ * must confirm the win (by half the margin): an exploration is short (16 samples) and a lucky one
+ * would otherwise move the lock to a path that the longer epochs then measure as worse, and back,
+ * over and over (measured: tens of such "wins" per second on a hot lock of this VM). Otherwise, or
+ * when the confirmation fails, it goes back and explore_every doubles (up to 256 epochs, so a
  *     losing path costs < 0.5 % of the calls once the lock settled);
  *   - a phase change (the current path's mean moved by 2x from its estimate) resets
  *     explore_every, so the other path is tried again soon;
@@ -57,6 +58,7 @@
 #define RCL_PATH_EXPLORING  2    /* path word: the current epoch explores */
 #define RCL_SAMPLE_CAP      16   /* a sample counts at most 16x the path's last estimate */
 #define RCL_EXPLORE_MAX     256  /* epochs between explorations, at most */
+#define RCL_EXPLORE_WARMUP  4    /* first calls of an exploration, not timed (see below) */
 
 /* One converted lock (three lines: read by every call / sampling / counted under the mutex). */
 struct rcl_lock_entry {
@@ -67,6 +69,7 @@ struct rcl_lock_entry {
     _Atomic uint32_t samples __attribute__((aligned(RCL_CACHE_LINE)));
     _Atomic uint64_t sum; /* rcl_ticks() */
     _Atomic uint32_t closing;
+    _Atomic int32_t warmup; /* calls of the current exploration still to run untimed */
     /* the decision: the epoch's closer only */
     struct rcl_adaptive_state st;
     /* counted under the mutex */
@@ -167,6 +170,8 @@ static void close_epoch(struct rcl_lock_entry *e, struct rcl_server *s) {
         enum rcl_path cur = atomic_load_explicit(&e->path, memory_order_relaxed) & 1;
         if (rcl_adaptive_decide(&e->st, cur, sum / n, server_saturated(s, &e->st)))
             cur = cur == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
+        if (e->st.exploring)
+            atomic_store_explicit(&e->warmup, RCL_EXPLORE_WARMUP, memory_order_relaxed);
         atomic_store_explicit(&e->path, cur | (e->st.exploring ? RCL_PATH_EXPLORING : 0),
                               memory_order_relaxed);
     }
@@ -189,8 +194,15 @@ enum rcl_path rcl_adaptive_begin(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
         return RCL_PATH_DELEGATE;
     }
     uint32_t path = atomic_load_explicit(&call->e->path, memory_order_relaxed);
-    /* An exploration times every call, so that it is short: a losing path costs few calls. */
-    *sample = (path & RCL_PATH_EXPLORING) || n % RCL_ADAPTIVE_SAMPLE == 0;
+    /* An exploration times every call, so that it is short: a losing path costs few calls. Its
+     * first RCL_EXPLORE_WARMUP calls are not timed: they pay for what only a switch costs once
+     * (an idle server parked in the kernel wakes up, the data moves to its cache; measured: a
+     * lock whose delegated calls cost a third of its local ones was judged 1.3x slower
+     * delegated, every time). */
+    if (path & RCL_PATH_EXPLORING)
+        *sample = atomic_fetch_sub_explicit(&call->e->warmup, 1, memory_order_relaxed) <= 0;
+    else
+        *sample = n % RCL_ADAPTIVE_SAMPLE == 0;
     return (enum rcl_path)(path & 1);
 }
 

@@ -39,9 +39,10 @@
  *
  * Who writes what: key, once, by the inserting thread (CAS); path by the epoch's closer (only
  * one thread closes an epoch: the one whose sample count reaches the epoch; relaxed, a hint);
- * the sampling fields with atomic adds; the decision state only by the closer; with RCL_STATS,
- * calls and delegated are counted under the mutex itself (plain increments by whoever holds it: the
- * caller on the local path, the server on the delegated one).
+ * the sampling fields with atomic adds, RCL_SAMPLE_BATCH samples of one thread at a time (a
+ * batch whose path changed before it went out is dropped); the decision state only by the closer;
+ * with RCL_STATS, calls and delegated are counted under the mutex itself (plain increments by
+ * whoever holds it: the caller on the local path, the server on the delegated one).
  * ==========================================================================================
  */
 #include "internal.h"
@@ -59,6 +60,7 @@
 #define RCL_SAMPLE_CAP      16   /* a sample counts at most 16x the path's last estimate */
 #define RCL_EXPLORE_MAX     256  /* epochs between explorations, at most */
 #define RCL_EXPLORE_WARMUP  4    /* first calls of an exploration, not timed (see below) */
+#define RCL_SAMPLE_BATCH    4    /* samples a thread adds to the shared sums at a time */
 
 /* One converted lock (three lines: read by every call / sampling / counted under the mutex). */
 struct rcl_lock_entry {
@@ -79,16 +81,31 @@ struct rcl_lock_entry {
 
 static struct rcl_lock_entry table[RCL_ADAPTIVE_SLOTS];
 static RCL_TLS unsigned tls_calls;
+/* The thread's last lock and its entry: a loop on one hot lock skips the hash and the probe. */
+static RCL_TLS pthread_mutex_t *tls_last_lock;
+static RCL_TLS struct rcl_lock_entry *tls_last_entry;
+/* Samples the thread took of one entry on one path, added to the shared sums RCL_SAMPLE_BATCH
+ * at a time (two atomic adds on a line all callers share, per batch instead of per sample). */
+static RCL_TLS struct {
+    struct rcl_lock_entry *e;
+    struct rcl_server *s;
+    uint32_t path, n;
+    uint64_t sum;
+} tls_acc;
 
 static struct rcl_lock_entry *entry_of(pthread_mutex_t *lock) {
+    if (lock == tls_last_lock) return tls_last_entry;
     for (uint64_t h = rcl_hash_ptr(lock), i = 0; i < 16; i++) {
         struct rcl_lock_entry *e = &table[(h + i) % RCL_ADAPTIVE_SLOTS];
         pthread_mutex_t *k = atomic_load_explicit(&e->key, memory_order_acquire);
-        if (k == lock) return e;
-        if (!k && (atomic_compare_exchange_strong_explicit(&e->key, &k, lock, memory_order_acq_rel,
-                                                           memory_order_acquire) ||
-                   k == lock))
-            return e; /* a zeroed entry is a fresh one: local path, explore after one epoch */
+        if (k == lock ||
+            (!k && (atomic_compare_exchange_strong_explicit(&e->key, &k, lock, memory_order_acq_rel,
+                                                            memory_order_acquire) ||
+                    k == lock))) { /* a zeroed entry is a fresh one: local, explore soon */
+            tls_last_lock = lock;
+            tls_last_entry = e;
+            return e;
+        }
     }
     return NULL; /* table crowded around this hash: not tracked */
 }
@@ -214,6 +231,19 @@ int rcl_adaptive_run(void *arg) {
     return call->fn(call->ctx);
 }
 
+/* Adds the thread's batch to its entry's sums, unless the entry's path changed meanwhile (the
+ * samples then belong to an epoch already closed: dropped). May close the epoch. */
+static void flush_samples(void) {
+    struct rcl_lock_entry *e = tls_acc.e;
+    uint32_t n = tls_acc.n;
+    tls_acc.n = 0;
+    if (!e || !n || atomic_load_explicit(&e->path, memory_order_relaxed) != tls_acc.path) return;
+    atomic_fetch_add_explicit(&e->sum, tls_acc.sum, memory_order_relaxed);
+    uint32_t epoch = tls_acc.path & RCL_PATH_EXPLORING ? RCL_EXPLORE_EPOCH : RCL_ADAPTIVE_EPOCH;
+    if (atomic_fetch_add_explicit(&e->samples, n, memory_order_relaxed) + n >= epoch)
+        close_epoch(e, tls_acc.s);
+}
+
 void rcl_adaptive_end(struct rcl_adaptive_call *call, struct rcl_server *s, uint64_t ticks) {
     struct rcl_lock_entry *e = call->e;
     uint32_t path = atomic_load_explicit(&e->path, memory_order_relaxed);
@@ -221,10 +251,18 @@ void rcl_adaptive_end(struct rcl_adaptive_call *call, struct rcl_server *s, uint
      * at most RCL_SAMPLE_CAP times the path's last estimate (a racy read: a hint). */
     uint64_t est = __atomic_load_n(&e->st.est[path & 1], __ATOMIC_RELAXED);
     if (est && ticks > RCL_SAMPLE_CAP * est) ticks = RCL_SAMPLE_CAP * est;
-    atomic_fetch_add_explicit(&e->sum, ticks, memory_order_relaxed);
-    uint32_t epoch = path & RCL_PATH_EXPLORING ? RCL_EXPLORE_EPOCH : RCL_ADAPTIVE_EPOCH;
-    if (atomic_fetch_add_explicit(&e->samples, 1, memory_order_relaxed) + 1 >= epoch)
-        close_epoch(e, s);
+    if (tls_acc.e != e || tls_acc.path != path) {
+        flush_samples();
+        tls_acc.e = e;
+        tls_acc.s = s;
+        tls_acc.path = path;
+        tls_acc.sum = 0;
+    }
+    if (tls_acc.n == 0) tls_acc.sum = 0;
+    tls_acc.n++;
+    tls_acc.sum += ticks;
+    /* An exploration is short: its samples go out one by one. */
+    if ((path & RCL_PATH_EXPLORING) || tls_acc.n >= RCL_SAMPLE_BATCH) flush_samples();
 }
 
 static const char *reason_text(enum rcl_reason r) {

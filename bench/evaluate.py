@@ -265,22 +265,6 @@ def readings(results, probes, info):
                ratio_text(little("ffwd"), little("pthread")),
                ratio_text(little("ccsynch"), little("pthread")),
                ratio_text(little("mutexee"), little("pthread")), fmt(little("pthread"))))
-    t2 = max([int(r["threads"]) for r in results if r["set"] == "asym-program-on-little"] or [0])
-    if t2:
-        def little(lock):
-            return get(results, "asym-program-on-little", lock, t2, "throughput_ops_s")
-
-        out.append(
-            "- **The same claim where it should show: the program's %d threads all on the "
-            "little CPU, critical sections of 4,000 cycles of compute (x%d there).** EMULATED. "
-            "Throughput / pthread's: rcl %s, rcl-adaptive %s, ffwd %s, ccsynch %s, mutexee %s "
-            "(pthread %s ops/s). Delegation runs each section at big speed; the local locks run "
-            "it on the little CPU."
-            % (t2, SLOWDOWN, ratio_text(little("rcl"), little("pthread")),
-               ratio_text(little("rcl-adaptive"), little("pthread")),
-               ratio_text(little("ffwd"), little("pthread")),
-               ratio_text(little("ccsynch"), little("pthread")),
-               ratio_text(little("mutexee"), little("pthread")), fmt(little("pthread"))))
     over = [r for r in results if r["set"] == "oversub"]
     if over:
         tmax = max(int(r["threads"]) for r in over)

@@ -110,6 +110,22 @@ static struct rcl_lock_entry *entry_of(pthread_mutex_t *lock) {
     return NULL; /* table crowded around this hash: not tracked */
 }
 
+/* The reason that says `path` measured faster. */
+static enum rcl_reason faster(enum rcl_path path) {
+    return path == RCL_PATH_DELEGATE ? RCL_REASON_DELEGATE_FASTER : RCL_REASON_LOCAL_FASTER;
+}
+
+/* Back to `other` after a trial of the current path lost: the next exploration comes later
+ * (explore_every doubles from at least `least`, up to RCL_EXPLORE_MAX). */
+static bool back_off(struct rcl_adaptive_state *st, enum rcl_path other, int least) {
+    st->explore_every = st->explore_every < least / 2         ? least
+                        : st->explore_every < RCL_EXPLORE_MAX ? 2 * st->explore_every
+                                                              : RCL_EXPLORE_MAX;
+    st->explore_in = st->explore_every;
+    st->reason = faster(other);
+    return true;
+}
+
 bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur, uint64_t mean,
                          bool server_saturated) {
     enum rcl_path other = cur == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
@@ -121,19 +137,12 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur, uint6
         if (mean * 100 < st->est[other] * (100 - RCL_ADAPTIVE_MARGIN / 2)) {
             st->explore_every = 2; /* confirmed: look at the old path again soon */
             st->explore_in = 2;
-            st->reason =
-                cur == RCL_PATH_DELEGATE ? RCL_REASON_DELEGATE_FASTER : RCL_REASON_LOCAL_FASTER;
+            st->reason = faster(cur);
             st->switches++;
             return false; /* stay */
         }
         /* The short exploration's win was noise: back, and explore less often. */
-        st->explore_every = st->explore_every < 2                 ? 4
-                            : st->explore_every < RCL_EXPLORE_MAX ? 2 * st->explore_every
-                                                                  : RCL_EXPLORE_MAX;
-        st->explore_in = st->explore_every;
-        st->reason =
-            other == RCL_PATH_DELEGATE ? RCL_REASON_DELEGATE_FASTER : RCL_REASON_LOCAL_FASTER;
-        return true;
+        return back_off(st, other, 4);
     }
     if (st->exploring) { /* this epoch tried `cur`, coming from `other` */
         st->exploring = false;
@@ -141,13 +150,7 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur, uint6
             st->confirming = true; /* stay for one full epoch, which must confirm the win */
             return false;
         }
-        st->explore_every = st->explore_every < 1                 ? 2
-                            : st->explore_every < RCL_EXPLORE_MAX ? 2 * st->explore_every
-                                                                  : RCL_EXPLORE_MAX;
-        st->explore_in = st->explore_every;
-        st->reason =
-            other == RCL_PATH_DELEGATE ? RCL_REASON_DELEGATE_FASTER : RCL_REASON_LOCAL_FASTER;
-        return true; /* back to the better one */
+        return back_off(st, other, 2); /* back to the better one */
     }
     if (prev && (mean > 2 * prev || 2 * mean < prev)) { /* phase change */
         st->explore_every = 1;
@@ -236,9 +239,11 @@ int rcl_adaptive_run(void *arg) {
 static void flush_samples(void) {
     struct rcl_lock_entry *e = tls_acc.e;
     uint32_t n = tls_acc.n;
+    uint64_t sum = tls_acc.sum;
     tls_acc.n = 0;
+    tls_acc.sum = 0;
     if (!e || !n || atomic_load_explicit(&e->path, memory_order_relaxed) != tls_acc.path) return;
-    atomic_fetch_add_explicit(&e->sum, tls_acc.sum, memory_order_relaxed);
+    atomic_fetch_add_explicit(&e->sum, sum, memory_order_relaxed);
     uint32_t epoch = tls_acc.path & RCL_PATH_EXPLORING ? RCL_EXPLORE_EPOCH : RCL_ADAPTIVE_EPOCH;
     if (atomic_fetch_add_explicit(&e->samples, n, memory_order_relaxed) + n >= epoch)
         close_epoch(e, tls_acc.s);
@@ -256,9 +261,7 @@ void rcl_adaptive_end(struct rcl_adaptive_call *call, struct rcl_server *s, uint
         tls_acc.e = e;
         tls_acc.s = s;
         tls_acc.path = path;
-        tls_acc.sum = 0;
     }
-    if (tls_acc.n == 0) tls_acc.sum = 0;
     tls_acc.n++;
     tls_acc.sum += ticks;
     /* An exploration is short: its samples go out one by one. */

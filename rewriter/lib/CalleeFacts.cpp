@@ -129,14 +129,13 @@ bool CalleeFacts::reachesLock(const FunctionDecl *Fn) {
     return false;
 }
 
-std::optional<Refusal> CalleeFacts::hazard(const FunctionDecl *Callee) {
+std::optional<Refusal> CalleeFacts::localHazard(const FunctionDecl *Fn) {
     const SourceManager &SM = Ctx.getSourceManager();
-    std::string What = "calls '" + Callee->getNameAsString() + "', which ";
-    const std::vector<const FunctionDecl *> &Defs = reachable(Callee);
-    for (const FunctionDecl *Def : Defs) {
+    for (const FunctionDecl *Def : reachable(Fn)) {
         const std::optional<Refusal> &Hazard = facts(Def).Hazard;
         if (!Hazard) continue;
-        if (Def != Callee->getDefinition()) What += "through '" + Def->getNameAsString() + "' ";
+        std::string What;
+        if (Def != Fn->getDefinition()) What = "through '" + Def->getNameAsString() + "' ";
         What += Hazard->Reason;
         PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Hazard->Loc));
         if (P.isValid())
@@ -144,9 +143,16 @@ std::optional<Refusal> CalleeFacts::hazard(const FunctionDecl *Callee) {
                     std::to_string(P.getLine()) + ")";
         return Refusal{What, Hazard->Loc};
     }
+    return std::nullopt;
+}
+
+std::optional<Refusal> CalleeFacts::hazard(const FunctionDecl *Callee) {
+    std::string What = "calls '" + Callee->getNameAsString() + "', which ";
+    if (std::optional<Refusal> Local = localHazard(Callee))
+        return Refusal{What + Local->Reason, Local->Loc};
     if (!Project || Project->empty()) return std::nullopt;
     // Functions of other units, through the project's facts.
-    std::vector<const CallExpr *> Outside;
+    const std::vector<const FunctionDecl *> &Defs = reachable(Callee);
     if (Defs.empty()) {
         if (Callee->getIdentifier())
             if (std::optional<std::string> Far = Project->hazard(Callee->getName().str()))
@@ -177,17 +183,7 @@ std::map<std::string, ProjectFacts::Entry> CalleeFacts::exported() {
             continue;
         ProjectFacts::Entry E;
         // The hazard within this unit (a project's hazard is found again from Calls).
-        for (const FunctionDecl *Def : reachable(Fn)) {
-            const std::optional<Refusal> &Hazard = facts(Def).Hazard;
-            if (!Hazard) continue;
-            if (Def != Fn) E.Hazard = "through '" + Def->getNameAsString() + "' ";
-            E.Hazard += Hazard->Reason;
-            PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Hazard->Loc));
-            if (P.isValid())
-                E.Hazard += " (" + llvm::sys::path::filename(P.getFilename()).str() + ":" +
-                            std::to_string(P.getLine()) + ")";
-            break;
-        }
+        if (std::optional<Refusal> Local = localHazard(Fn)) E.Hazard = Local->Reason;
         std::set<std::string> Calls;
         for (const FunctionDecl *Def : reachable(Fn))
             for (const CallExpr *Call : facts(Def).External)

@@ -76,6 +76,10 @@ class CalleeFacts {
     std::map<std::string, ProjectFacts::Entry> exported();
 
   private:
+    /// The first thread hazard Fn reaches in this unit, described as "[through 'g' ]<reason>
+    /// (file:line)", at the hazard's location.
+    std::optional<Refusal> localHazard(const clang::FunctionDecl *Fn);
+
     clang::ASTContext &Ctx;
     const LockApi &Api;
     const ProjectFacts *Project;

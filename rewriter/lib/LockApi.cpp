@@ -251,7 +251,7 @@ std::optional<std::string> LockApi::wrapperProblem(const CallExpr *Call) const {
     const FunctionDecl *Callee = Call->getDirectCallee();
     if (!Op || (*Op != LockOp::Lock && *Op != LockOp::Unlock)) return std::nullopt;
     StringRef Name = Callee->getName();
-    if (Name == "pthread_mutex_lock" || Name == "pthread_mutex_unlock") return std::nullopt;
+    if (!pairOf(Name)) return std::nullopt; /* a pthread call */
     std::string Kind = *Op == LockOp::Lock ? "lock" : "unlock";
     std::string What = Kind + " wrapper '" + Name.str() + "'";
     const FunctionDecl *Def = nullptr;
@@ -260,8 +260,9 @@ std::optional<std::string> LockApi::wrapperProblem(const CallExpr *Call) const {
     // rcl-rewrite adds to the unit defining the pair (after checking the definitions there),
     // and where there is none the section runs under the wrappers themselves.
     if (!Callee->hasBody(Def)) return std::nullopt;
-    // The definition must be `{ pthread_mutex_<op>(E); }` (or `return` it), E reached from the
-    // first parameter; an unlock wrapper may do other things first (unlockEffects).
+    // The definition must be `{ pthread_mutex_<op>(E); }` (or one of wrapperOperation's forms),
+    // E reached from its parameters and file-scope names; an unlock wrapper may do other things
+    // first (unlockEffects).
     unsigned Effects = 0;
     const Expr *E = wrapperBodyOperand(Def, *Op, *Op == LockOp::Unlock ? &Effects : nullptr);
     if (!E)
@@ -288,15 +289,10 @@ MutexRef LockApi::mutexOf(const CallExpr *Call, LockOp Op) const {
     M.Call = Call;
     const FunctionDecl *Callee = Call->getDirectCallee(), *Def = nullptr;
     if (isConditionWait(Op)) return M;
-    StringRef Name = Callee->getName();
-    if (Name == "pthread_mutex_lock" || Name == "pthread_mutex_unlock" ||
-        Name == "pthread_mutex_trylock" || Name == "pthread_mutex_timedlock" ||
-        Name == "pthread_mutex_clocklock")
-        return M;
+    const WrapperPair *Pair = pairOf(Callee->getName());
+    if (!Pair) return M; /* a pthread call: its operand is the mutex */
     if (!Callee->hasBody(Def)) {
-        const WrapperPair *Pair = pairOf(Name);
-        if (Pair &&
-            (Callee->getNumParams() == 0 || !isMutexPointer(Callee->getParamDecl(0)->getType()))) {
+        if (reachedThroughGetter(Callee)) {
             M.Remote = Pair->Lock;
             M.RemoteUnlock = Pair->Unlock;
         }
@@ -310,6 +306,10 @@ MutexRef LockApi::mutexOf(const CallExpr *Call, LockOp Op) const {
         if (Def->getNumParams() > 0 && Ref->getDecl() == Def->getParamDecl(0)) return M;
     M.Through = E;
     return M;
+}
+
+bool reachedThroughGetter(const FunctionDecl *Wrapper) {
+    return Wrapper->getNumParams() == 0 || !isMutexPointer(Wrapper->getParamDecl(0)->getType());
 }
 
 const WrapperPair *LockApi::pairOf(StringRef Name) const {
@@ -338,8 +338,7 @@ std::string remoteMutexGetter(StringRef LockWrapper) {
 
 const FunctionDecl *LockApi::unlockEffects(const CallExpr *Call) const {
     const FunctionDecl *Callee = Call->getDirectCallee(), *Def = nullptr;
-    if (classify(Call) != LockOp::Unlock || !Callee->hasBody(Def) ||
-        Callee->getName() == "pthread_mutex_unlock")
+    if (classify(Call) != LockOp::Unlock || !Callee->hasBody(Def) || !pairOf(Callee->getName()))
         return nullptr;
     unsigned Effects = 0;
     if (!wrapperBodyOperand(Def, LockOp::Unlock, &Effects) || Effects == 0 ||
@@ -386,13 +385,6 @@ class SubstituteParameters : public PrinterHelper {
     const std::vector<std::string> &Replacements;
 };
 
-std::string joinArguments(const std::vector<std::string> &Args) {
-    std::string Out;
-    for (size_t I = 0; I < Args.size(); ++I)
-        Out += (I ? ", " : "") + Args[I];
-    return Out;
-}
-
 std::vector<std::string> printedArguments(const CallExpr *Call, const ASTContext &Ctx) {
     std::vector<std::string> Args;
     for (const Expr *Arg : Call->arguments()) {
@@ -405,6 +397,13 @@ std::vector<std::string> printedArguments(const CallExpr *Call, const ASTContext
 }
 
 } // namespace
+
+std::string joinArguments(const std::vector<std::string> &Args) {
+    std::string Out;
+    for (size_t I = 0; I < Args.size(); ++I)
+        Out += (I ? ", " : "") + Args[I];
+    return Out;
+}
 
 std::string mutexExpression(const MutexRef &Mutex, const std::vector<std::string> &ArgTexts,
                             const ASTContext &Ctx) {

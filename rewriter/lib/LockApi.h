@@ -31,6 +31,13 @@ struct WrapperPair {
 /// Whether T is a pointer to `pthread_mutex_t` (through typedefs).
 bool isMutexPointer(clang::QualType T);
 
+/// Whether a declared wrapper defined in another unit reaches its mutex through its pair's
+/// getter (remoteMutexGetter): it takes no argument, or a first one that is not the mutex.
+bool reachedThroughGetter(const clang::FunctionDecl *Wrapper);
+
+/// Call arguments as a C argument list: `a, b, c`.
+std::string joinArguments(const std::vector<std::string> &Args);
+
 /// Which mutex a lock, unlock or wait operates on. Operand: the call's mutex argument (for a
 /// declared wrapper, its first argument; null for a wrapper without arguments, `STATS_LOCK()`).
 /// Call: the operation's call. Through: for a wrapper whose definition reaches the mutex from

@@ -140,7 +140,7 @@ class RewriteConsumer : public ASTConsumer {
                     if (Fn->getName() == W.Unlock) UnlockDef = Fn;
                 }
             if (!LockDef || !UnlockDef || LockDef->getStorageClass() == SC_Static) continue;
-            if (LockDef->getNumParams() > 0 && isMutexPointer(LockDef->getParamDecl(0)->getType()))
+            if (!reachedThroughGetter(LockDef))
                 continue; // callers elsewhere delegate on the argument itself
             const Expr *Mutex = Session.Api.pairMutex(LockDef, UnlockDef);
             std::optional<std::string> Proto = Emitter.getterPrototype(LockDef);

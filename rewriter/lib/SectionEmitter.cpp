@@ -241,9 +241,7 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         // The pair is defined in another unit: its getter (weak) exists when rcl-rewrite
         // checked the definitions there; without it the section runs under the wrappers, as
         // the original did.
-        std::string ArgList;
-        for (size_t I = 0; I < Args.size(); ++I)
-            ArgList += (I ? ", " : "") + Args[I];
+        std::string ArgList = joinArguments(Args);
         C += In1 + "int rcl_local_result;\n";
         Call = "(" + remoteMutexGetter(CS.Mutex.Remote) + " ? " + Call + " : (" + CS.Mutex.Remote +
                "(" + ArgList + "), rcl_local_result = " + Name + "(" + CtxArg + "), " +

@@ -20,9 +20,12 @@ import argparse
 import csv
 import io
 import os
-import statistics
 import subprocess
 import sys
+
+# The micro's CSV columns and the per-configuration medians are the evaluation's (one reading of
+# rcl-bench-micro's output for both scripts).
+from evaluate import BASE_COLUMNS, KEY, median_rows  # noqa: E402  (bench/ is the script's dir)
 
 FIELDS = ["throughput_ops_s", "p50_ns", "p99_ns"]
 
@@ -49,8 +52,7 @@ def run(micro, name, env, args, seconds):
                        capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit("bench/adaptive.py: %s failed: %s" % (name, p.stderr.strip()))
-    cols = ["lock", "threads", "delay_cycles", "cs_lines"] + FIELDS
-    return [dict(zip(cols, r[:len(cols)])) for r in csv.reader(io.StringIO(p.stdout)) if r]
+    return list(csv.DictReader(io.StringIO(p.stdout), fieldnames=BASE_COLUMNS))
 
 
 def main():
@@ -75,21 +77,16 @@ def main():
                   file=sys.stderr, flush=True)
             for row in run(micro, name, env, args, a.seconds):
                 raw.append(dict(row, set=name, round=rnd))
-    key = ["set", "lock", "threads", "delay_cycles", "cs_lines"]
     with open(os.path.join(a.out, "raw.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, ["round"] + key + FIELDS)
+        w = csv.DictWriter(f, ["set", "round"] + BASE_COLUMNS)
         w.writeheader()
         w.writerows(raw)
-    groups = {}
-    for r in raw:
-        groups.setdefault(tuple(r[k] for k in key), []).append(r)
-    med = {k: {f: statistics.median(float(r[f]) for r in rs) for f in FIELDS}
-           for k, rs in groups.items()}
+    results = median_rows(raw)
     with open(os.path.join(a.out, "results.csv"), "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(key + ["rounds"] + FIELDS)
-        for k, v in med.items():
-            w.writerow(list(k) + [len(groups[k])] + ["%.0f" % v[x] for x in FIELDS])
+        w = csv.DictWriter(f, KEY + ["rounds"] + BASE_COLUMNS[4:])
+        w.writeheader()
+        w.writerows(results)
+    med = {tuple(r[k] for k in KEY): {f: float(r[f]) for f in FIELDS} for r in results}
 
     def get(s, lock, t, d, l):
         return med.get((s, lock, t, d, l))

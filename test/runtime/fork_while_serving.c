@@ -4,8 +4,14 @@
 // at its first lock in about one run in five. (RCL_MODE=local is the original program, whose
 // own threads sit inside sections at some forks: its children hang now and then, as
 // unconverted; not a check of the runtime.)
+// Not under ThreadSanitizer: it does not support threads started in the child of a
+// multithreaded fork (die_after_fork=0 only lets the child try: TSan's own state copied
+// mid-update can hang it). One CI run saw a child hang at its first fork under TSan that 432
+// TSan children here, and 3000 plain ones, never showed. fork_child.c and
+// fork_prepare_handler_delegates.c keep the fork pause itself under TSan, one fork each.
+// UNSUPPORTED: thread-sanitizer
 // RUN: %cc %s -o %t %rcl_libs
-// RUN: env TSAN_OPTIONS=die_after_fork=0:halt_on_error=1 %t | FileCheck %s
+// RUN: %t | FileCheck %s
 // CHECK: bad children=0
 #include "Inputs/harness.h"
 #include <rcl/rcl.h>

@@ -3,10 +3,10 @@
  * delegated section waits.
  *
  * The condition variable and the mutex stay the program's own pthread objects: on a servicing
- * thread, the mutex of a delegated critical section is really held by that thread (server.c
+ * thread, the mutex of a delegated critical section is really held by that thread (pass.c
  * runs a request only under its mutex), so pthread_cond_wait's contract holds as is. The only
  * thing to add is to hand the server's polling role to a spare servicing thread before the
- * thread blocks (pool.c), so that the server goes on serving -- including the critical
+ * thread blocks (server.c), so that the server goes on serving -- including the critical
  * sections that will signal.
  *
  * ==========================================================================================
@@ -37,9 +37,9 @@
  *       CAS WAITING -> NONE: go on.   Else: CLIENT -> RESUME, wake, wait while RESUME;
  *       NONE: go on.   CANCEL: pass a signal on (pthread_cond_signal: the wake-up this wait
  *       may have consumed goes to another waiter, a spurious one at worst) and abandon the
- *       request: rcl_server_abandon releases the mutex, answers RCL_ANSWER_CANCELLED and
+ *       request: rcl_pass_abandon releases the mutex, answers RCL_ANSWER_CANCELLED and
  *       unwinds the servicing thread to its loop (siglongjmp; the section's frames are C).
- *   client, parked on a request whose wait is WAITING (cond_client_wait):
+ *   client, parked on a request whose wait is WAITING (wait.c's cond_client_wait):
  *       CAS WAITING -> CLIENT; push the cleanup handler; asynchronous cancellation on (acts at
  *       once on a pending request); futex-wait while CLIENT; cancellation back to deferred;
  *       pop; store NONE; wake the server.
@@ -82,7 +82,7 @@ static struct rcl_mailbox *before_wait(pthread_cond_t *cond, pthread_mutex_t *lo
     struct rcl_worker *w = rcl_self_worker;
     if (!w) return NULL; /* local mode or a local critical section: the pthread call alone */
     struct rcl_mailbox *mb = cancellable_request(lock);
-    rcl_server_flush_pass(w);
+    rcl_pass_flush_current(w);
     rcl_pool_before_block(w);
     if (mb) wait_begins(mb, cond);
     return mb;
@@ -110,7 +110,7 @@ static void wait_ends(struct rcl_mailbox *mb, pthread_cond_t *cond) {
         case RCL_WAIT_CANCEL:
             pthread_cond_signal(cond);
             atomic_store_explicit(&mb->wait, RCL_WAIT_NONE, memory_order_relaxed);
-            rcl_server_abandon(rcl_self_worker, mb);
+            rcl_pass_abandon(rcl_self_worker, mb);
         default: /* NONE: the client left */
             return;
         }
@@ -138,39 +138,4 @@ int rcl_cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *lock, clockid_t cl
     int r = pthread_cond_clockwait(cond, lock, clock, abstime);
     if (mb) wait_ends(mb, cond);
     return r;
-}
-
-/* ------------------------------------------------------------------ the client's side */
-
-struct cancel_arg {
-    struct rcl_server *s;
-    struct rcl_mailbox *mb;
-};
-
-static void client_cancelled(void *arg) {
-    struct cancel_arg *a = arg;
-    struct rcl_mailbox *mb = a->mb;
-    atomic_store_explicit(&mb->wait, RCL_WAIT_CANCEL, memory_order_seq_cst);
-    rcl_futex_wake(&mb->wait, 1);
-    pthread_cond_broadcast(mb->wait_cond);
-    rcl_client_park(a->s, mb, false); /* cancellation is disabled while cleanup handlers run */
-    pthread_mutex_lock(mb->lock);
-}
-
-bool rcl_cond_client_wait(struct rcl_server *s, struct rcl_mailbox *mb) {
-    uint32_t st = RCL_WAIT_WAITING;
-    if (!atomic_compare_exchange_strong_explicit(&mb->wait, &st, RCL_WAIT_CLIENT,
-                                                 memory_order_acq_rel, memory_order_acquire))
-        return false;
-    struct cancel_arg arg = {s, mb};
-    int type;
-    pthread_cleanup_push(client_cancelled, &arg);
-    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &type);
-    while (atomic_load_explicit(&mb->wait, memory_order_acquire) == RCL_WAIT_CLIENT)
-        rcl_futex_wait(&mb->wait, RCL_WAIT_CLIENT, 0);
-    pthread_setcanceltype(type, NULL);
-    pthread_cleanup_pop(0);
-    atomic_store_explicit(&mb->wait, RCL_WAIT_NONE, memory_order_release); /* was RESUME */
-    rcl_futex_wake(&mb->wait, 1);
-    return true;
 }

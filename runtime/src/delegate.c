@@ -171,83 +171,14 @@ static inline struct rcl_mailbox *client_mailbox(struct rcl_server *s) {
 
 static inline void post(struct rcl_server *s, struct rcl_mailbox *mb, pthread_mutex_t *lock,
                         rcl_cs_fn fn, void *ctx, int err) {
-    __atomic_store_n(&mb->lock, lock, __ATOMIC_RELAXED); /* read early by next_wants (server.c) */
+    __atomic_store_n(&mb->lock, lock, __ATOMIC_RELAXED); /* read early by next_wants (pass.c) */
     mb->ctx = ctx;
-    mb->err = err; /* the section sees the caller's errno (server.c copies it back) */
+    mb->err = err; /* the section sees the caller's errno (pass.c copies it back) */
     atomic_store_explicit(&mb->fn, fn, memory_order_release); /* pairs: scan() acquire */
     rcl_server_kick(s);
 }
 
-static inline bool answered(struct rcl_mailbox *mb) {
-    return !atomic_load_explicit(&mb->fn, memory_order_acquire); /* pairs: answer() release */
-}
-
-/* A server without a poller (every servicing thread blocked, the pool at RCL_POOL_MAX) serves
- * nobody until one returns: then the request is taken back and its caller runs it. */
-static inline bool withdrawn(struct rcl_server *s, struct rcl_mailbox *mb) {
-    return __builtin_expect(rcl_pool_exhausted(s), 0) && rcl_pool_withdraw(s, mb);
-}
-
-void rcl_client_park(struct rcl_server *s, struct rcl_mailbox *mb, bool cancellable) {
-    /* The timeout is a safety net for a wake-up hint the server missed (server.c). */
-    for (uint64_t timeout = 1000000;; timeout = timeout < 128000000 ? 2 * timeout : timeout) {
-        atomic_store_explicit(&mb->parked, 1, memory_order_relaxed);
-        atomic_thread_fence(memory_order_seq_cst); /* D1: pairs with D2 in flush_wakes */
-        if (answered(mb) || withdrawn(s, mb)) break;
-        if (cancellable &&
-            atomic_load_explicit(&mb->wait, memory_order_acquire) == RCL_WAIT_WAITING &&
-            rcl_cond_client_wait(s, mb))
-            continue;
-        rcl_futex_wait(&mb->parked, 1, timeout);
-        if (answered(mb)) break;
-    }
-    atomic_store_explicit(&mb->parked, 0, memory_order_relaxed);
-    atomic_fetch_sub_explicit(&s->nparked, 1, memory_order_relaxed);
-}
-
-/* Whether the calling thread's core has another runnable thread: sched_yield returns at once
- * when nothing else wants the core, and only after another thread ran otherwise. The base is
- * this thread's quickest yield so far (the machine's own syscall cost), not a constant. */
-static RCL_TLS uint64_t tls_yield_min = UINT64_MAX;
-static bool core_shared(void) {
-    uint64_t t0 = rcl_now_ns();
-    sched_yield();
-    uint64_t dt = rcl_now_ns() - t0;
-    if (dt < tls_yield_min) tls_yield_min = dt;
-    return dt > 2 * tls_yield_min + 1000;
-}
-
-/* Wait for the answer for about the cost of a futex wake-up (RCL_SPIN_NS), then park (server.c,
- * "Waking a parked client"). Waiting knows its core: a client alone on its core spins with the
- * pause hint, so that the round trip stays about one cache-line ping-pong; a client whose core
- * other threads want (clients outnumber the cores they may use) yields it at every poll instead
- * of burning it, so that they post their own requests and do their own work meanwhile. */
-static void client_wait(struct rcl_server *s, struct rcl_mailbox *mb) {
-    for (unsigned i = 0; i < 64; i++) {
-        if (answered(mb)) return;
-        rcl_cpu_relax();
-    }
-    const uint64_t deadline = rcl_now_ns() + rcl_rt.cfg.spin_ns;
-    bool shared = false;
-    for (unsigned round = 0;; round++) {
-        if (round % 16 == 0 && !rcl_rt.cfg.wait_spin_only)
-            shared = core_shared(); /* look again now and then */
-        for (int k = 0; k < 64; k++) {
-            if (answered(mb)) return;
-            if (shared)
-                sched_yield();
-            else
-                rcl_cpu_relax();
-        }
-        if (withdrawn(s, mb) || rcl_now_ns() >= deadline) break;
-    }
-    if (answered(mb)) return;
-    atomic_fetch_add_explicit(&s->nparked, 1, memory_order_seq_cst);
-    /* A server thread waiting on another server is never cancelled. */
-    rcl_client_park(s, mb, rcl_self_server == NULL);
-}
-
-/* Run a request the server handed back (server.c's try_take) the way the original program ran
+/* Run a request the server handed back (pass.c's try_take) the way the original program ran
  * it: in the caller, under the mutex. */
 static int run_locally(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {
     pthread_mutex_lock(lock);
@@ -284,7 +215,7 @@ static int on_server(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, 
         return run_locally(lock, fn, ctx);
     struct rcl_server *self = rcl_self_server;
     if (self) {
-        if (self == s) return rcl_server_run_nested(rcl_self_worker, lock, fn, ctx);
+        if (self == s) return rcl_pass_run_nested(rcl_self_worker, lock, fn, ctx);
         nested_wait_begin(self, s);
     }
     /* The caller's errno, before a first call's registration (its library calls) or a wait's
@@ -292,7 +223,7 @@ static int on_server(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, 
     int err = errno;
     struct rcl_mailbox *mb = client_mailbox(s);
     post(s, mb, lock, fn, ctx, err);
-    client_wait(s, mb);
+    rcl_client_wait(s, mb);
     if (self) atomic_store_explicit(&self->waiting_on, NULL, memory_order_release);
     if (__builtin_expect(mb->status != RCL_ANSWER_RAN, 0)) {
         errno = err; /* handed back: the section runs here, with the caller's errno */

@@ -4,12 +4,16 @@
  * config.c     reads the environment once into struct rcl_config (with one-line warnings).
  * placement.c  asks hwloc for core kinds and NUMA nodes and chooses the server CPUs.
  * mailbox.c    mailbox slots: allocation per (client thread, server), reuse on thread exit.
- * server.c     the polling loop: scan, run, answer, park (its design comment explains the
- *              mailbox protocol).
- * pool.c       servicing threads: the pool per server, the polling role and its hand-over,
- *              the blocking detector (its design comment explains that protocol).
+ * pass.c       one pass over a server's mailboxes: take, run and answer requests, wake parked
+ *              clients (its design comment explains the mailbox protocol).
+ * server.c     a server's threads (the workers' life): the polling loop that runs passes,
+ *              parking, the fork pause, the servicing-thread pool, the polling role and its
+ *              hand-over, the blocking detector (its design comment explains that protocol).
+ *              It calls pass.c; pass.c never calls it.
+ * wait.c       a client waiting for its answer: spin knowing its core, park, take a request back
+ *              from a server without a poller; the client's part of cond.c's cancellation.
  * cond.c       rcl_cond_wait and friends, and the cancellation of a client whose section waits
- *              (its design comment explains that protocol).
+ *              (its design comment explains that protocol; the client's part runs in wait.c).
  * stats.c      RCL_STATS: what the servers did, printed at exit.
  * delegate.c   start-up, lock-to-server mapping, the client side of rcl_delegate, modes,
  *              nesting, fork.
@@ -118,12 +122,12 @@ RCL_HIDDEN void rcl_placement_client_register(const struct rcl_placement *pl);
 
 /*
  * One request slot: exactly one cache line, owned by one (client thread, server) pair.
- * Field ownership is explained at the top of server.c; the cancellation fields (wait,
+ * Field ownership is explained at the top of pass.c; the cancellation fields (wait,
  * wait_cond) at the top of cond.c.
  */
 struct rcl_mailbox {
     _Atomic(rcl_cs_fn) fn;     /* client: posts (release); server: clears on answer (release);
-                                  client: withdraws while its server has no poller (pool.c) */
+                                  client: withdraws while its server has no poller (server.c) */
     void *ctx;                 /* client, before posting */
     pthread_mutex_t *lock;     /* client, before posting */
     uint64_t cs_ns;            /* server, before clearing fn, when profiling */
@@ -149,7 +153,7 @@ enum rcl_wait_state {
 /* How a request was answered (mailbox status). */
 enum rcl_answer {
     RCL_ANSWER_RAN = 0,       /* the server ran it: ret and err are the section's */
-    RCL_ANSWER_HAND_BACK = 1, /* not run: the caller runs it itself under the mutex (server.c) */
+    RCL_ANSWER_HAND_BACK = 1, /* not run: the caller runs it itself under the mutex (pass.c) */
     RCL_ANSWER_CANCELLED = 2, /* abandoned in a condition wait: its client is being cancelled */
 };
 
@@ -163,7 +167,7 @@ struct rcl_chunk {
     struct rcl_mailbox slot[RCL_CHUNK_SLOTS];
     struct rcl_chunk *_Atomic next;
     /* the poller's own: since when each slot's request finds its mutex held locally (0: it
-     * does not), for the bounded wait against local holders (server.c) */
+     * does not), for the bounded wait against local holders (pass.c) */
     uint64_t busy_since[RCL_CHUNK_SLOTS] __attribute__((aligned(RCL_CACHE_LINE)));
 };
 
@@ -181,14 +185,14 @@ RCL_HIDDEN void rcl_spin_lock(rcl_spin_t *l);
 RCL_HIDDEN void rcl_spin_unlock(rcl_spin_t *l);
 
 struct rcl_server;
-struct pass;
+struct rcl_pass;
 
-/* One servicing thread of a server (pool.c). Exactly one per server polls at a time. */
+/* One servicing thread of a server (server.c). Exactly one per server polls at a time. */
 struct rcl_worker {
     struct rcl_server *s;
     int id;
     _Atomic int tid; /* its kernel thread id, once it runs (0 before) */
-    /* written by the worker, read by the blocking detector (relaxed; see pool.c) */
+    /* written by the worker, read by the blocking detector (relaxed; see server.c) */
     struct rcl_mailbox *_Atomic cur; /* top-level request being run, NULL between requests */
     _Atomic uint64_t ncs;            /* requests started */
     /* set under pool_lock by whoever takes the polling role away; read by the worker after
@@ -199,8 +203,8 @@ struct rcl_worker {
     struct rcl_worker *next;     /* spare stack or free list (pool_lock) */
     uint64_t spare_since;        /* when it became a spare (pool_lock) */
     /* private to the worker thread */
-    int *errp;             /* its errno (the client's errno is copied in and out, server.c) */
-    struct pass *pass;     /* the scan pass it runs (server.c) */
+    int *errp;             /* its errno (the client's errno is copied in and out, pass.c) */
+    struct rcl_pass *pass; /* the pass it runs (pass.c) */
     sigjmp_buf abandon;    /* where a cancelled client's condition wait unwinds to (cond.c) */
     pthread_mutex_t *held; /* the current batch's mutex, taken by trylock, or NULL */
     pthread_mutex_t *active[RCL_MAX_NEST]; /* locks whose CS is running, outermost first */
@@ -215,7 +219,7 @@ struct rcl_server {
     _Atomic uint32_t nslots;    /* slots [0, nslots) may be in use: the server scans those */
     _Atomic uint32_t fork_hold; /* a fork is being prepared: the poller pauses (delegate.c) */
     pthread_mutex_t reg_lock;   /* slot allocation and chunk growth */
-    /* requests kept by workers that lost the polling role: the poller skips them (pool.c).
+    /* requests kept by workers that lost the polling role: the poller skips them (pass.c).
      * Compact array; entries are added only while no worker is scanning. */
     _Atomic uint32_t nbusy;
     struct rcl_mailbox *_Atomic busy[RCL_POOL_LIMIT];
@@ -236,7 +240,7 @@ struct rcl_server {
     /* nested delegation: the server this one is waiting on (cycle detection) */
     struct rcl_server *_Atomic waiting_on __attribute__((aligned(RCL_CACHE_LINE)));
 
-    /* the polling role (pool.c): changed only under pool_lock; NULL when every worker is
+    /* the polling role (server.c): changed only under pool_lock; NULL when every worker is
      * blocked and the pool is at its limit */
     struct rcl_worker *_Atomic poller;
     rcl_spin_t pool_lock;
@@ -253,13 +257,13 @@ struct rcl_server {
     _Atomic uint64_t handovers;   /* polling role handed over by a waiting CS (rcl_cond_*) */
     _Atomic uint64_t detected;    /* ... by the blocking detector */
     _Atomic uint64_t exhausted;   /* ... to nobody: the pool was at its limit */
-    /* requests handed back to their callers to run locally (server.c, pool.c): */
+    /* requests handed back to their callers to run locally (pass.c, server.c): */
     _Atomic uint64_t back_owner;     /* the caller already holds the (recursive) mutex */
     _Atomic uint64_t back_robust;    /* robust mutex: owner-died must reach the program */
     _Atomic uint64_t back_error;     /* trylock failed otherwise (EAGAIN, EINVAL...) */
     _Atomic uint64_t back_exhausted; /* withdrawn by the client: no servicing thread left */
     _Atomic uint64_t cancelled;      /* condition waits abandoned for a cancelled client */
-    _Atomic uint64_t local_waits;    /* requests waited for in pthread_mutex_lock (server.c) */
+    _Atomic uint64_t local_waits;    /* requests waited for in pthread_mutex_lock (pass.c) */
 } __attribute__((aligned(RCL_CACHE_LINE)));
 
 /* Statistics counter with one writer at a time (the poller, or whoever holds pool_lock): a
@@ -269,49 +273,72 @@ static inline void rcl_stat_add(_Atomic uint64_t *c, uint64_t n) {
                           memory_order_relaxed);
 }
 
+/* pass.c: one pass over a server's mailboxes */
+#define RCL_ANSWERED_MAX 64
+struct rcl_pass {
+    unsigned served;
+    unsigned blocked;   /* requests seen but skipped because a local holder had the mutex */
+    unsigned busy;      /* requests seen but skipped because a worker that lost the polling role
+                           still runs them (it kicks the server when it answers) */
+    unsigned back;      /* requests handed back to their callers */
+    unsigned nanswered; /* answered since the last wake-up check */
+    struct rcl_mailbox *answered[RCL_ANSWERED_MAX];
+    struct rcl_mailbox *wait; /* RCL_PASS_WAIT: the request whose mutex the worker waits for */
+    rcl_cs_fn wait_fn;        /* ... and its critical section */
+};
+/* How a pass ended. */
+enum rcl_pass_end {
+    RCL_PASS_DONE, /* every mailbox seen */
+    RCL_PASS_LOST, /* w->lost was set during a critical section: w may have lost the role */
+    RCL_PASS_WAIT, /* p->wait found its mutex held by a local holder for RCL_LOCAL_WAIT_US:
+                      the worker must give the role up, then call rcl_pass_serve_waited */
+};
+/* One pass of the poller w over its server's mailboxes: runs and answers what it can. The
+ * wake-ups owed to parked clients may still be pending (rcl_pass_flush); the batch's mutex may
+ * still be held (rcl_pass_release). */
+RCL_HIDDEN enum rcl_pass_end rcl_pass_scan(struct rcl_worker *w, struct rcl_pass *p);
+/* After RCL_PASS_WAIT, w no longer polling: wait for p->wait's mutex, run and answer it. */
+RCL_HIDDEN void rcl_pass_serve_waited(struct rcl_worker *w, struct rcl_pass *p);
+/* Release the mutex the pass's last batch holds, if any. */
+RCL_HIDDEN void rcl_pass_release(struct rcl_worker *w);
+/* Wake the clients answered in p since the last check that parked meanwhile. */
+RCL_HIDDEN void rcl_pass_flush(struct rcl_server *s, struct rcl_pass *p);
+/* The same for w's running pass: w is about to block inside a critical section (cond.c). */
+RCL_HIDDEN void rcl_pass_flush_current(struct rcl_worker *w);
+/* How many of s's mailboxes hold a posted request. */
+RCL_HIDDEN unsigned rcl_pass_posted(struct rcl_server *s);
+/* Wake every parked client of s whose request is still posted, so it looks at the pool again
+ * (its server has no poller: server.c). Caller holds s->pool_lock. */
+RCL_HIDDEN void rcl_pass_wake_waiting_clients(struct rcl_server *s);
+/* Run fn inline on the calling servicing thread (nested delegation to the same server). */
+RCL_HIDDEN int rcl_pass_run_nested(struct rcl_worker *w, pthread_mutex_t *lock, rcl_cs_fn fn,
+                                   void *ctx);
+/* Abandon w's running top-level request mb (its client is being cancelled in a condition
+ * wait; cond.c): release its mutex, answer RCL_ANSWER_CANCELLED, unwind to the worker's loop. */
+RCL_HIDDEN _Noreturn void rcl_pass_abandon(struct rcl_worker *w, struct rcl_mailbox *mb);
+/* The busy set: requests kept by workers that lost the polling role; a pass skips them.
+ * Added and removed under pool_lock (server.c), only while no worker scans for add. */
+RCL_HIDDEN void rcl_busy_add(struct rcl_server *s, struct rcl_mailbox *mb);
+RCL_HIDDEN void rcl_busy_remove(struct rcl_server *s, struct rcl_mailbox *mb);
+RCL_HIDDEN bool rcl_busy_has(struct rcl_server *s, struct rcl_mailbox *mb, uint32_t nbusy);
+
+/* server.c: a server's threads */
 RCL_HIDDEN void rcl_server_init(struct rcl_server *s, int index, int cpu);
 RCL_HIDDEN void rcl_server_start(struct rcl_server *s);
 /* Wake s's poller if it parked; called by a client after it posted (pairs with its park). */
 RCL_HIDDEN void rcl_server_kick(struct rcl_server *s);
-/* Run fn inline on the calling servicing thread (nested delegation to the same server). */
-RCL_HIDDEN int rcl_server_run_nested(struct rcl_worker *w, pthread_mutex_t *lock, rcl_cs_fn fn,
-                                     void *ctx);
-/* The worker is about to block inside a critical section: wake the clients it answered in its
- * current pass now (server.c). */
-RCL_HIDDEN void rcl_server_flush_pass(struct rcl_worker *w);
-/* Wake every parked client of s whose request is still posted, so it looks at the pool again
- * (its server has no poller: pool.c). Caller holds s->pool_lock. */
-RCL_HIDDEN void rcl_server_wake_waiting_clients(struct rcl_server *s);
-/* Abandon w's running top-level request mb (its client is being cancelled in a condition
- * wait; cond.c): release its mutex, answer RCL_ANSWER_CANCELLED, unwind to the worker's loop. */
-RCL_HIDDEN _Noreturn void rcl_server_abandon(struct rcl_worker *w, struct rcl_mailbox *mb);
 /* Fork: pause s's poller so that no server thread holds a program's mutex across fork(), and
  * let it go on in the parent afterwards (delegate.c's pthread_atfork handlers). */
 RCL_HIDDEN void rcl_server_fork_prepare(struct rcl_server *s);
 RCL_HIDDEN void rcl_server_fork_parent(struct rcl_server *s);
-/* A worker's life: poll while it holds the polling role, else wait in the pool (server.c). */
-RCL_HIDDEN void *rcl_worker_main(void *arg);
-
-/* pool.c */
-RCL_HIDDEN void rcl_pool_start(struct rcl_server *s);
 /* In a forked child, before its servers start. */
 RCL_HIDDEN void rcl_pool_after_fork(void);
 /* Attributes of every thread the runtime starts: detached, asynchronous signals blocked; and
  * what each such thread calls first (the same signals blocked, from inside). */
 RCL_HIDDEN void rcl_runtime_thread_attr(pthread_attr_t *attr);
 RCL_HIDDEN void rcl_runtime_thread_start(void);
-/* The polling loop saw w->lost: true if w still holds the role (a detector's false alarm). */
-RCL_HIDDEN bool rcl_pool_still_poller(struct rcl_worker *w);
-/* w lost the role and finished its request: leave the busy set; poll again if nobody does.
- * Returns true when w is the poller again. */
-RCL_HIDDEN bool rcl_pool_return(struct rcl_worker *w);
-/* Wait as a spare until w is made the poller. Returns false when w should exit (shrink). */
-RCL_HIDDEN bool rcl_pool_wait_spare(struct rcl_worker *w);
 /* The running critical section of w is about to block (condition wait): hand the role over. */
 RCL_HIDDEN void rcl_pool_before_block(struct rcl_worker *w);
-/* The poller parked / unparked: lets the detector park with it. */
-RCL_HIDDEN void rcl_pool_poller_unparked(struct rcl_server *s);
-RCL_HIDDEN bool rcl_pool_is_busy(struct rcl_server *s, struct rcl_mailbox *mb, uint32_t nbusy);
 /* The client's request mb is posted and s has no poller (every servicing thread is blocked and
  * the pool is at RCL_POOL_MAX): take the request back (fn = NULL, RCL_ANSWER_HAND_BACK) so that
  * the caller runs it itself. false when a poller exists or mb is already being run. */
@@ -340,13 +367,10 @@ extern RCL_HIDDEN struct rcl_runtime rcl_rt;
 extern RCL_HIDDEN RCL_TLS struct rcl_server *rcl_self_server; /* non-NULL on server threads */
 extern RCL_HIDDEN RCL_TLS struct rcl_worker *rcl_self_worker; /* its servicing-thread record */
 
-/* Park until mb (posted to s) is answered; the caller is counted in s->nparked, and is no
- * longer when this returns. cancellable: the section's condition waits are cancellation points
- * for the caller (cond.c). Also takes the request back when s has no poller (pool.c). */
-RCL_HIDDEN void rcl_client_park(struct rcl_server *s, struct rcl_mailbox *mb, bool cancellable);
-/* The client side of the cancellation protocol (cond.c): wait, cancellable, while mb's section
- * waits on a condition. false when it is not (or no longer) waiting. */
-RCL_HIDDEN bool rcl_cond_client_wait(struct rcl_server *s, struct rcl_mailbox *mb);
+/* wait.c: wait until mb (just posted to s) is answered: spin, then park; the request is taken
+ * back (status RCL_ANSWER_HAND_BACK) when s has no poller left. A client thread's section that
+ * waits on a condition is a cancellation point for it (cond.c). */
+RCL_HIDDEN void rcl_client_wait(struct rcl_server *s, struct rcl_mailbox *mb);
 
 /* ------------------------------------------------------------------ adaptive mode */
 

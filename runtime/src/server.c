@@ -1,82 +1,83 @@
 /*
- * server.c - the server loop and the mailbox protocol.
+ * server.c - a server's threads: who polls, parking, fork, blocking inside critical sections.
+ *
+ * The workers' life: a servicing thread is started, polls (one pass over the mailboxes after
+ * the other, pass.c), parks when idle, pauses for a fork, hands the polling role over when its
+ * critical section blocks, waits as a spare, and exits when the pool shrinks. pass.c holds the
+ * mailbox protocol (how one request is taken, run and answered); this file calls it and is
+ * never called by it.
  *
  * ==========================================================================================
- * THE MAILBOX PROTOCOL
+ * THE SERVICING-THREAD PROTOCOL
  * ==========================================================================================
  *
- * Each client thread owns one mailbox (struct rcl_mailbox, one 64-byte cache line) per server
- * it has delegated to. A server scans the mailboxes [0, nslots) of its chunk list in order.
+ * A server is a set of servicing threads ("workers"), all pinned to the server's core, plus
+ * one blocking detector. Exactly one worker holds the POLLING ROLE at a time: it scans the
+ * mailboxes and runs critical sections (pass.c). The role is the pointer s->poller, changed
+ * only under s->pool_lock. A critical section that blocks (a condition wait, read() on a pipe,
+ * a page fault, a nested lock held by a local thread) blocks its worker, not the server: the
+ * role moves to a spare worker, which goes on serving every other request.
  *
- * Fields and their single writers:
+ * States of a worker:
  *
- *   field    written by   when                                   ordering
- *   -------  -----------  -------------------------------------  ----------------------------
- *   lock,ctx, client      while fn == NULL                       plain; published by fn (lock
- *   err                                                          also relaxed-atomic: see
- *                                                                next_wants)
- *   fn       client       post: NULL -> cs function              release (pairs with the
- *                                                                server's acquire load)
- *   fn       server       answer: cs function -> NULL            release (pairs with the
- *                                                                client's acquire load)
- *   fn       client       withdraw: cs function -> NULL, only    under pool_lock (pool.c)
- *                         while the server has no poller
- *   ret,err, server       while fn != NULL, before the answer    plain; published by fn
- *   status,
- *   cs_ns
- *   wait,    server/      the cancellation protocol (cond.c)     its own (cond.c)
- *   wait_    client
- *   cond
- *   parked   client       0 -> 1 before it futex-waits           then a seq_cst fence (D1)
- *   parked   server/      1 -> 0 to wake (server, after D2);     relaxed
- *            client       1 -> 0 when it stops waiting (client)
- *   in_use,  allocator    under the server's reg_lock             release/acquire
- *   tid
+ *   SPARE    in s->spares, futex-waiting on w->wake; exits after RCL_POOL_IDLE_MS when more
+ *            than RCL_POOL_SPARE spares are idle (shrink).
+ *   POLLER   s->poller == w: scans, runs requests, parks when idle (below).
+ *   LOST     w->lost == 1 and s->poller != w: it still runs the one request it started
+ *            (w->busy_mb, listed in the server's busy set), possibly blocked inside it.
  *
- * Hence: only the client moves fn away from NULL, only the server moves it back (or the client,
- * under the pool lock, while no thread of the server can start a request), so each request is
- * run exactly once and its context is never touched by the server after the answer (the client
- * may reuse its stack frame as soon as it sees fn == NULL). No atomic read-modify-write is
- * executed per request on the server: one acquire load to find the request, the call, a few
- * plain stores and one release store to answer. x86 compiles acquire loads and release stores
- * to plain moves. errno travels in err: the client's value before the section, the section's
- * after it (the server sets and reads its own errno around the call).
+ *   SPARE  -> POLLER  hand_over_locked() pops it (or creates it) and sets wake = 1.
+ *   POLLER -> LOST    hand_over_locked(), called by
+ *                       (a) the worker itself, in rcl_cond_wait & co. before it blocks
+ *                           (explicit: immediate), or
+ *                       (b) the blocking detector, when the poller has been inside the same
+ *                           request for a whole detector period and /proc says its thread
+ *                           is not running (unexpected blocking: system call, page fault).
+ *   LOST   -> POLLER  pool_return(), after it answered its request, if s->poller is NULL
+ *                     (the pool was at RCL_POOL_MAX when it blocked: nobody polled meanwhile).
+ *   LOST   -> SPARE   pool_return() otherwise.
  *
- * Answers (status): RAN (ret and err are the section's), HAND_BACK (not run: the caller runs
- * the section itself under pthread_mutex_lock -- see try_take for when), CANCELLED (cond.c).
+ * The detector is a SCHED_IDLE thread pinned to the server's core: the kernel runs it only
+ * when the core has nothing else to run, which is exactly when the poller blocked (a polling
+ * or computing poller is always runnable). It wakes every RCL_BLOCK_DETECT_US while the poller
+ * is awake, costs the poller nothing (an idle-policy thread does not preempt it), and parks
+ * with the poller when the server parks (detector_parked, a Dekker pair with s->sleeping).
+ * Unprivileged: SCHED_IDLE and /proc/self/task/<tid>/stat need no capability.
  *
- * Mutual exclusion with local critical sections (mixed mode). The server runs a request only
- * while it holds the request's pthread mutex. It takes the mutex with pthread_mutex_trylock
- * and keeps it while consecutive requests of the scan are for the same lock (a "batch": they
- * cost no atomic operation); it releases it BEFORE answering the batch's last request (when the
- * next mailbox holds no request for that lock). Rule: once rcl_delegate has returned, the
- * server no longer touches that request's mutex unless another posted request needs it (the
- * client may destroy and free it). It never holds a mutex that no running critical section
- * needs, because a critical section may itself lock any other mutex (a nested pair, or a callee
- * in a file that was not rewritten) and would otherwise deadlock the server on itself. If
- * trylock fails, a thread holds the mutex locally: the request stays posted and is retried on a
- * later pass; other requests go on. The server never blocks on a mutex in its top-level loop,
- * so a local holder that itself delegates to this server cannot deadlock with it. A local
- * critical section waiting in pthread_mutex_lock gets the mutex at the latest at the end of the
- * current batch.
- *
- * Waking a parked client (Dekker pair, no lost wake-up):
- *   client: nparked++ (server-wide, atomic RMW); parked = 1; fence(seq_cst) [D1];
- *           if fn == NULL: done, else futex_wait(parked, 1); finally parked = 0, nparked--
- *   server: fn = NULL (answer); ... end of pass: fence(seq_cst) [D2]; if nparked != 0: for
- *           each mailbox answered in the pass, if parked: parked = 0, futex_wake(parked)
- * With both fences, either the client sees fn == NULL and does not sleep, or the server sees
- * nparked != 0 and parked == 1 and wakes it (futex_wait returns at once if parked was
- * already reset to 0). The fence is paid once per pass that answered something, not once per
- * request, and while no client is parked the server reads no mailbox again.
- * Promptness: a client answered early in a pass must not sleep until the pass ends, because a
- * later critical section of the pass may block on something that client does once awake
- * (memcached's LRU maintainer locks a worker's bump-buffer mutex). So before running each
- * further critical section, the server also flushes the wake-ups owed so far when a relaxed
- * load of nparked is non-zero. That load is a hint, not a Dekker read: in the nanoseconds in
- * which a client is parking it may miss it, which is why a parked client also re-checks its
- * mailbox on a futex timeout (1 ms doubling to 128 ms): a missed hint costs latency, never
- * liveness.
+ * Why no request is lost or run twice:
+ *   - Only the poller takes new requests. A request stays posted (fn != NULL) until the worker
+ *     that runs it answers, even after that worker lost the role. So the new poller must skip
+ *     it: hand_over_locked() adds the request to the busy set BEFORE it publishes the new
+ *     poller (release store of s->poller, and the futex wake), and the new poller reads the
+ *     busy set after it saw itself as poller (acquire). The LOST worker removes its entry
+ *     only AFTER it answered (fn = NULL, release). The poller looks a pending mailbox up in
+ *     the set and, when it is not there, loads fn AGAIN: not finding it means it saw the
+ *     removal (release stores in rcl_busy_remove, acquire loads in rcl_busy_has), so the
+ *     reload sees the answer -- fn == NULL, or a new request posted after it, which it must
+ *     run. (Using the fn loaded before the look-up ran answered requests a second time; the
+ *     bounded-buffer test caught it.) Entries are added only by a hand-over, i.e. while no
+ *     worker scans, so a scan reads the set's size once, at the start of its pass.
+ *   - Exactly one poller: the role changes under pool_lock. A worker gives it up only in
+ *     hand_over_locked() or by returning as a spare; it takes it only when woken with
+ *     wake == 1 (set under pool_lock) or in pool_return() under pool_lock.
+ *   - The detector races with the poller finishing its request: the poller would leave the
+ *     critical section and scan on, while a new poller starts. The poller's side is free on
+ *     the fast path: after each request it stores cur = NULL and then loads lost (plain moves,
+ *     compiler barrier only). The detector stores lost = 1, then issues membarrier(2)
+ *     (PRIVATE_EXPEDITED: a full barrier on every running thread of the process), then
+ *     re-reads cur/ncs. If the poller is still in the same request, its later load of lost
+ *     is ordered after the barrier and sees 1, so it will stop; the hand-over proceeds. If it
+ *     already left (cur/ncs changed), the detector resets lost under pool_lock and hands
+ *     nothing over; a poller that saw lost == 1 meanwhile asks still_poller(), which
+ *     takes pool_lock and finds it still holds the role. Without membarrier(2) (old kernels)
+ *     the detector is off and only explicit condition waits hand the role over.
+ *   - Mutual exclusion is unchanged: a LOST worker keeps the batch mutex it held (pass.c
+ *     runs a request only while holding its mutex), so the new poller's trylock fails for
+ *     that lock, and requests for that lock wait while requests for other locks go on. A
+ *     condition wait releases the mutex inside pthread_cond_wait, so other critical sections
+ *     of that lock -- delegated or local -- run, and may signal.
+ *   - Parked clients: the worker that answers a request wakes its client (pass.c's
+ *     rcl_pass_flush), whichever state it is in.
  *
  * Parking an idle server (second Dekker pair):
  *   server: sleeping = 1; fence(seq_cst); re-scan: any request not seen before? then
@@ -85,7 +86,7 @@
  *           futex_wake(sleeping)
  * A server whose only pending requests are blocked by local holders parks with a timeout
  * (50 us doubling to 1 ms) so that it retries their mutexes without burning its core. Requests
- * run by servicing threads that lost the polling role (pool.c) need no retry: their worker
+ * run by servicing threads that lost the polling role need no retry: their worker
  * kicks the server when it answers, so they never shorten the park.
  *
  * Fork (delegate.c's pthread_atfork handlers): the forking thread bumps fork_gen, sets fork_hold
@@ -93,319 +94,275 @@
  * of the program -- acknowledges the generation in fork_ack and waits until the parent handler
  * clears fork_hold. A server without a poller is held by its pool lock instead (no worker can
  * take the role without it).
- *
- * Nested delegation. A critical section running on server S that delegates lock L:
- *   - L maps to S: runs inline (rcl_server_run_nested) between pthread_mutex_lock(L) and
- *     unlock. If L's critical section is already on this server's stack, the program would
- *     self-deadlock with plain mutexes: abort with a message.
- *   - L maps to T != S: S becomes T's client and waits. Deadlock-freedom rule: the
- *     "waits on" relation between servers must stay acyclic. S publishes waiting_on = T
- *     (seq_cst) and then follows T's chain; whichever server closes a cycle sees it and the
- *     process aborts with a message naming the servers, instead of hanging.
  * ==========================================================================================
  */
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/membarrier.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define RCL_ANSWERED_MAX 64
+RCL_TLS struct rcl_worker *rcl_self_worker;
 
-struct pass {
-    unsigned served;
-    unsigned blocked;   /* requests seen but skipped because a local holder had the mutex */
-    unsigned busy;      /* requests seen but skipped because a worker that lost the polling role
-                           still runs them (it kicks the server when it answers) */
-    unsigned back;      /* requests handed back to their callers */
-    unsigned nanswered; /* answered since the last wake-up check */
-    struct rcl_mailbox *answered[RCL_ANSWERED_MAX];
-};
+/* ------------------------------------------------------------------ the pool's lock */
 
-static void release_held(struct rcl_worker *w) {
-    if (w->held) pthread_mutex_unlock(w->held);
-    w->held = NULL;
-}
-
-/* glibc keeps the owner's thread id and the mutex kind in the public pthread_mutex_t layout.
- * Elsewhere a recursive mutex held by the caller is not recognised (the request waits for it
- * like for any local holder) and robust mutexes are served like the others. */
-#ifdef __GLIBC__
-#define RCL_MUTEX_ROBUST 16 /* glibc's PTHREAD_MUTEX_ROBUST_NORMAL_NP bit of __kind */
-static inline int mutex_owner(const pthread_mutex_t *m) {
-    return __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED);
-}
-static inline bool mutex_robust(const pthread_mutex_t *m) {
-    return __atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED) & RCL_MUTEX_ROBUST;
-}
-#else
-static inline int mutex_owner(const pthread_mutex_t *m) {
-    (void)m;
-    return 0;
-}
-static inline bool mutex_robust(const pthread_mutex_t *m) {
-    (void)m;
-    return false;
-}
-#endif
-
-enum take { TAKEN, BUSY, HAND_BACK };
-
-/* Take mb's mutex for the batch of requests that follows in this pass; called only between
- * critical sections. The previous batch's mutex is already released (right after its last
- * request, before that request's answer).
- *   BUSY: a local holder has it (or a servicing thread whose critical section blocked); the
- *         request stays posted and is retried.
- *   HAND_BACK: the server must not run this request; its caller runs it itself under the mutex,
- *         exactly as the original program did (mixed mode makes that safe):
- *         - the caller itself holds the mutex (a recursive mutex taken again, or any kind: the
- *           caller's own pthread_mutex_lock then does what it did before conversion -- count
- *           one more level, return EDEADLK, or deadlock as the original would);
- *         - a robust mutex: only the caller's own pthread_mutex_lock can report EOWNERDEAD to it;
- *         - trylock failed otherwise (EAGAIN: recursion limit, EINVAL...): the caller's lock
- *           call fails the same way. */
-static enum take try_take(struct rcl_worker *w, struct rcl_mailbox *mb) {
-    pthread_mutex_t *lock = mb->lock;
-    if (w->held == lock) return TAKEN;
-    if (mutex_robust(lock)) {
-        rcl_stat_add(&w->s->back_robust, 1);
-        return HAND_BACK;
+void rcl_spin_lock(rcl_spin_t *l) {
+    uint32_t c = 0;
+    if (atomic_compare_exchange_strong_explicit(&l->word, &c, 1, memory_order_acquire,
+                                                memory_order_relaxed))
+        return;
+    for (int i = 0; i < 100; i++) { /* held for a few hundred ns at most: spin a little */
+        rcl_cpu_relax();
+        c = 0;
+        if (atomic_compare_exchange_weak_explicit(&l->word, &c, 1, memory_order_acquire,
+                                                  memory_order_relaxed))
+            return;
     }
-    int err = pthread_mutex_trylock(lock);
-    if (err == 0) {
-        w->held = lock;
-        return TAKEN;
-    }
-    if (err == EBUSY) {
-        if (mutex_owner(lock) != mb->tid) return BUSY;
-        rcl_stat_add(&w->s->back_owner, 1);
-        return HAND_BACK;
-    }
-    rcl_stat_add(&w->s->back_error, 1);
-    return HAND_BACK;
+    while (atomic_exchange_explicit(&l->word, 2, memory_order_acquire) != 0)
+        rcl_futex_wait(&l->word, 2, 0);
 }
 
-static void flush_wakes(struct rcl_server *s, struct pass *p);
-
-/* Bounded waiting against local holders: a thread that locks and unlocks a mutex back to back
- * keeps winning against trylock. Once a request has found its mutex held for RCL_LOCAL_WAIT_US
- * (the first failure starts the clock), the poller stops polling for it: */
-static bool waited_enough(struct rcl_chunk *c, uint32_t i) {
-    /* relaxed atomics: successive pollers share these hints (the role moves between threads) */
-    uint64_t now = rcl_now_ns(), since = __atomic_load_n(&c->busy_since[i], __ATOMIC_RELAXED);
-    if (!since) {
-        __atomic_store_n(&c->busy_since[i], now, __ATOMIC_RELAXED);
-        return false;
-    }
-    return now - since >= rcl_rt.cfg.local_wait_ns;
+void rcl_spin_unlock(rcl_spin_t *l) {
+    if (atomic_exchange_explicit(&l->word, 0, memory_order_release) == 2)
+        rcl_futex_wake(&l->word, 1);
 }
 
-/* ... it hands the polling role to a spare servicing thread (as a condition wait does) and
- * waits for the mutex in pthread_mutex_lock, so that from then on the request competes for it
- * as a thread of the original program would (queued in the mutex's futex, woken at an unlock).
- * It then runs the request as a worker that lost the role. */
-static void wait_for_mutex(struct rcl_worker *w, struct pass *p, struct rcl_mailbox *mb) {
-    flush_wakes(w->s, p);
-    rcl_pool_before_block(w);
-    atomic_fetch_add_explicit(&w->s->local_waits, 1, memory_order_relaxed);
-    int err = pthread_mutex_lock(mb->lock);
-    if (err) /* trylock said EBUSY for this mutex: its kind does not fail here */
-        rcl_die("server %d: pthread_mutex_lock(%p) failed: %s", w->s->index, (void *)mb->lock,
-                strerror(err));
-    w->held = mb->lock;
-}
+/* ------------------------------------------------------------------ membarrier */
 
-static int run_cs(struct rcl_worker *w, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {
-    if (w->nactive == RCL_MAX_NEST)
-        rcl_die("server %d: critical sections nested more than %d deep", w->s->index, RCL_MAX_NEST);
-    w->active[w->nactive++] = lock;
-    int r = fn(ctx);
-    w->nactive--;
-    return r;
-}
+static int barrier_cmd = -1; /* -1: not probed; 0: unavailable */
 
-int rcl_server_run_nested(struct rcl_worker *w, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {
-    for (int i = 0; i < w->nactive; i++)
-        if (w->active[i] == lock)
-            rcl_die("rcl_delegate: a critical section of lock %p delegates another critical "
-                    "section of the same lock (this self-deadlocks with a plain mutex)",
-                    (void *)lock);
-    /* Not held by this worker (only the running batch's mutex is, and it is active): take it
-     * for this one critical section. If a local holder has it, this blocks the worker; the
-     * blocking detector then hands the polling role to another servicing thread (pool.c). */
-    int err = pthread_mutex_lock(lock);
-    if (err)
-        rcl_die("server %d: pthread_mutex_lock(%p) failed: %s", w->s->index, (void *)lock,
-                strerror(err));
-    int r = run_cs(w, lock, fn, ctx);
-    pthread_mutex_unlock(lock);
-    return r;
-}
-
-static inline void answer(struct rcl_server *s, struct pass *p, struct rcl_mailbox *mb,
-                          enum rcl_answer status, int r, uint64_t cs_ns) {
-    mb->status = (uint16_t)status;
-    mb->ret = r;
-    mb->cs_ns = cs_ns;
-    atomic_store_explicit(&mb->fn, NULL, memory_order_release); /* pairs: client_wait acquire */
-    p->answered[p->nanswered++] = mb;
-    if (p->nanswered == RCL_ANSWERED_MAX) flush_wakes(s, p);
-}
-
-/* Whether the mailbox after slot i (of chunk c, which starts at slot base) holds a request for
- * lock: then the batch goes on and the mutex is kept. One early look at the line the scan reads
- * next anyway. Only while no servicing thread is blocked (nbusy == 0): then a posted request
- * can be answered by nobody but this poller, so its client is not rewriting its lock field. */
-static inline bool next_wants(struct rcl_chunk *c, uint32_t base, uint32_t i, uint32_t lim,
-                              uint32_t n, uint32_t nbusy, pthread_mutex_t *lock) {
-    struct rcl_mailbox *next;
-    if (nbusy) return false;
-    if (i + 1 < lim)
-        next = &c->slot[i + 1];
-    else if (base + RCL_CHUNK_SLOTS < n &&
-             (c = atomic_load_explicit(&c->next, memory_order_acquire)))
-        next = &c->slot[0];
+static void barrier_init(void) {
+    long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    if (q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+        syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+        barrier_cmd = MEMBARRIER_CMD_PRIVATE_EXPEDITED;
+    else if (q > 0 && (q & MEMBARRIER_CMD_GLOBAL))
+        barrier_cmd = MEMBARRIER_CMD_GLOBAL;
     else
-        return false;
-    /* Relaxed atomic: if the blocking detector takes the polling role away during the current
-     * section, the new poller may answer that next request and its client post another one
-     * (rewriting lock) meanwhile. A stale answer is harmless: a false "no" ends the batch; a
-     * false "yes" keeps the mutex while a posted request of the same lock exists, until this
-     * worker sees it lost the role and releases it. */
-    return atomic_load_explicit(&next->fn, memory_order_acquire) &&
-           __atomic_load_n(&next->lock, __ATOMIC_RELAXED) == lock;
+        barrier_cmd = 0;
 }
 
-/* One pass over the mailboxes. Returns false when w lost the polling role during one of its
- * critical sections (pool.c): it then runs no further request. */
-static bool scan(struct rcl_worker *w, struct pass *p) {
+/* ------------------------------------------------------------------ workers */
+
+static void *worker_main(void *arg);
+static void poller_unparked(struct rcl_server *s);
+
+/* Runtime threads take no asynchronous signal: a signal sent to the process must reach one of
+ * the program's threads, with the masks the program chose (a program that blocks SIGTERM in
+ * every thread and takes it with sigwait must not be killed through a server thread).
+ * Synchronous signals (faults in a critical section) stay deliverable. */
+static void async_signals(sigset_t *set) {
+    static const int sync_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
+    sigfillset(set);
+    for (size_t i = 0; i < sizeof sync_signals / sizeof sync_signals[0]; i++)
+        sigdelset(set, sync_signals[i]);
+}
+
+void rcl_runtime_thread_attr(pthread_attr_t *attr) {
+    sigset_t set;
+    async_signals(&set);
+    pthread_attr_init(attr);
+    pthread_attr_setdetachstate(attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setsigmask_np(attr, &set); /* blocked from the thread's first instruction */
+}
+
+void rcl_runtime_thread_start(void) {
+    /* Again from inside: sanitizers' pthread_create restores the creator's mask in the new
+     * thread, overriding the attribute's. */
+    sigset_t set;
+    async_signals(&set);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+/* A new worker, made the poller. pool_lock held. NULL (poller unchanged) if no thread can be
+ * made. */
+static struct rcl_worker *create_worker(struct rcl_server *s) {
+    struct rcl_worker *w = s->free;
+    if (w)
+        s->free = w->next;
+    else if (posix_memalign((void **)&w, RCL_CACHE_LINE, sizeof *w) != 0)
+        return NULL;
+    /* Field by field, atomics atomically: the detector may still look at a reused structure
+     * it saw as poller long ago (it only compares and reads atomics). */
+    w->s = s;
+    w->id = s->next_id++;
+    atomic_store_explicit(&w->tid, 0, memory_order_relaxed);
+    atomic_store_explicit(&w->cur, NULL, memory_order_relaxed);
+    atomic_store_explicit(&w->ncs, 0, memory_order_relaxed);
+    atomic_store_explicit(&w->lost, 0, memory_order_relaxed);
+    atomic_store_explicit(&w->wake, 1, memory_order_relaxed);
+    w->busy_mb = NULL;
+    w->next = NULL;
+    w->spare_since = 0;
+    w->held = NULL;
+    w->nactive = 0;
+
+    /* Explicit scheduling: a worker made by the SCHED_IDLE detector must not inherit it. */
+    pthread_attr_t attr;
+    struct sched_param sp = {0};
+    rcl_runtime_thread_attr(&attr);
+    pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+    pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
+    pthread_attr_setschedparam(&attr, &sp);
+    /* The poller from the thread's first instruction on (rcl_pool_before_block reads it). */
+    struct rcl_worker *prev = atomic_load_explicit(&s->poller, memory_order_relaxed);
+    atomic_store_explicit(&s->poller, w, memory_order_release);
+    pthread_t t;
+    int err = pthread_create(&t, &attr, worker_main, w);
+    pthread_attr_destroy(&attr);
+    if (err) {
+        atomic_store_explicit(&s->poller, prev, memory_order_release);
+        static _Atomic int warned;
+        if (!atomic_exchange(&warned, 1))
+            rcl_warn("server %d: cannot start a servicing thread: %s", s->index, strerror(err));
+        w->next = s->free;
+        s->free = w;
+        return NULL;
+    }
+    atomic_fetch_add_explicit(&s->nworkers, 1, memory_order_relaxed);
+    return w;
+}
+
+/* Move the polling role from w (the poller, running request mb) to a spare. pool_lock held. */
+static void hand_over_locked(struct rcl_server *s, struct rcl_worker *w, struct rcl_mailbox *mb) {
+    atomic_store_explicit(&w->lost, 1, memory_order_relaxed);
+    w->busy_mb = mb;
+    if (mb) rcl_busy_add(s, mb);
+    struct rcl_worker *y = s->spares;
+    if (y) {
+        s->spares = y->next;
+        atomic_fetch_sub_explicit(&s->nspares, 1, memory_order_relaxed);
+        atomic_store_explicit(&s->poller, y, memory_order_release);
+        atomic_store_explicit(&y->wake, 1, memory_order_release); /* pairs: wait_spare */
+        rcl_futex_wake(&y->wake, 1);
+        return;
+    }
+    /* A new worker starts with wake == 1 and polls at once. Setting wake again here would be
+     * wrong: the thread may already have consumed it, and a stale wake == 1 would later let it
+     * poll beside the real poller. */
+    if (atomic_load_explicit(&s->nworkers, memory_order_relaxed) < (uint32_t)rcl_rt.cfg.pool_max)
+        y = create_worker(s); /* publishes itself as the poller before its thread starts */
+    if (!y) {
+        rcl_stat_add(&s->exhausted, 1);
+        atomic_store_explicit(&s->poller, NULL, memory_order_release);
+        /* Nobody serves until a worker returns: waiting clients take their requests back. */
+        rcl_pass_wake_waiting_clients(s);
+    }
+}
+
+bool rcl_pool_withdraw(struct rcl_server *s, struct rcl_mailbox *mb) {
+    bool taken = false;
+    rcl_spin_lock(&s->pool_lock);
+    /* No poller: no worker starts a request until one becomes the poller, which happens only
+     * under pool_lock. A request in the busy set is being run by its LOST worker: keep it. */
+    if (!atomic_load_explicit(&s->poller, memory_order_relaxed) &&
+        atomic_load_explicit(&mb->fn, memory_order_relaxed) &&
+        !rcl_busy_has(s, mb, atomic_load_explicit(&s->nbusy, memory_order_relaxed))) {
+        mb->status = RCL_ANSWER_HAND_BACK;
+        atomic_store_explicit(&mb->fn, NULL, memory_order_relaxed); /* the client's own line */
+        rcl_stat_add(&s->back_exhausted, 1);
+        taken = true;
+    }
+    rcl_spin_unlock(&s->pool_lock);
+    return taken;
+}
+
+void rcl_pool_before_block(struct rcl_worker *w) {
     struct rcl_server *s = w->s;
-    bool profiling = rcl_rt.prof_end != NULL;
-    /* The busy set only grows before a worker becomes the poller, so one look per pass is
-     * enough (pool.c, "Why no request is lost or run twice"). */
-    uint32_t nbusy = atomic_load_explicit(&s->nbusy, memory_order_acquire);
-    uint32_t n = atomic_load_explicit(&s->nslots, memory_order_acquire); /* pairs: alloc */
-    struct rcl_chunk *c = s->chunks;
-    for (uint32_t base = 0; base < n; base += RCL_CHUNK_SLOTS) {
-        uint32_t lim = n - base < RCL_CHUNK_SLOTS ? n - base : RCL_CHUNK_SLOTS;
-        for (uint32_t i = 0; i < lim; i++) {
-            struct rcl_mailbox *mb = &c->slot[i];
-            rcl_cs_fn fn = atomic_load_explicit(&mb->fn, memory_order_acquire); /* pairs: post */
-            if (!fn) continue;
-            if (nbusy) {
-                if (rcl_pool_is_busy(s, mb, nbusy)) {
-                    p->busy++;
-                    continue;
-                }
-                /* Not busy: but its worker may have answered and left the set since our load
-                 * of fn. Having seen the set without it (acquire), reload fn. */
-                fn = atomic_load_explicit(&mb->fn, memory_order_acquire);
-                if (!fn) continue;
-            }
-            enum take take = try_take(w, mb);
-            if (take == BUSY && !waited_enough(c, i)) {
-                p->blocked++;
-                continue;
-            }
-            if (__atomic_load_n(&c->busy_since[i], __ATOMIC_RELAXED))
-                __atomic_store_n(&c->busy_since[i], 0, __ATOMIC_RELAXED);
-            if (take == HAND_BACK) {
-                answer(s, p, mb, RCL_ANSWER_HAND_BACK, 0, 0);
-                p->back++;
-                continue;
-            }
-            /* Clients answered earlier in this pass must not wait for its end: the next
-             * critical section may block, even on something a parked client would do once
-             * awake. A relaxed look at nparked keeps this free while nobody parks. */
-            if (p->nanswered && atomic_load_explicit(&s->nparked, memory_order_relaxed))
-                flush_wakes(s, p);
-            /* Tell the blocking detector which request runs (pool.c). */
-            atomic_store_explicit(&w->cur, mb, memory_order_relaxed);
-            atomic_store_explicit(&w->ncs, atomic_load_explicit(&w->ncs, memory_order_relaxed) + 1,
-                                  memory_order_relaxed);
-            atomic_signal_fence(memory_order_seq_cst);
-            if (take == BUSY) wait_for_mutex(w, p, mb); /* w is LOST from here on */
-            uint64_t t0 = profiling ? rcl_now_ns() : 0;
-            *w->errp = mb->err; /* the section sees its caller's errno ... */
-            int r = run_cs(w, mb->lock, fn, mb->ctx);
-            int err = *w->errp; /* ... and its caller sees what it left there (answer) */
-            uint64_t cs_ns = profiling ? rcl_now_ns() - t0 : 0;
-            /* End of the batch: release the mutex BEFORE the answer. Once rcl_delegate has
-             * returned, the server no longer touches that request's mutex unless another posted
-             * request needs it: the caller may destroy and free it (the end of a
-             * reference-counted object's life: unlock, pthread_mutex_destroy, free). The batch
-             * goes on (and keeps the mutex) only while the next mailbox holds a request for the
-             * same lock. (Not after losing the polling role: the new poller may be answering
-             * that next request already, and its client rewriting the lock field.) */
-            bool batch_ends = atomic_load_explicit(&w->lost, memory_order_relaxed) ||
-                              !next_wants(c, base, i, lim, n, nbusy, mb->lock);
-            /* Nothing is written to the client's line before the unlock: the unlock is a
-             * locked instruction, which would wait for such a store's ownership transfer. */
-            if (batch_ends) release_held(w);
-            mb->err = err;
-            answer(s, p, mb, RCL_ANSWER_RAN, r, cs_ns);
-            p->served++;
-            atomic_store_explicit(&w->cur, NULL, memory_order_relaxed);
-            atomic_signal_fence(memory_order_seq_cst); /* the load below stays after the store */
-            if (__builtin_expect(atomic_load_explicit(&w->lost, memory_order_relaxed), 0) &&
-                !rcl_pool_still_poller(w))
-                return false;
+    if (atomic_load_explicit(&s->poller, memory_order_relaxed) != w) return; /* already LOST */
+    rcl_spin_lock(&s->pool_lock);
+    if (atomic_load_explicit(&s->poller, memory_order_relaxed) == w) {
+        hand_over_locked(s, w, atomic_load_explicit(&w->cur, memory_order_relaxed));
+        rcl_stat_add(&s->handovers, 1);
+    }
+    rcl_spin_unlock(&s->pool_lock);
+}
+
+static bool still_poller(struct rcl_worker *w) {
+    struct rcl_server *s = w->s;
+    rcl_spin_lock(&s->pool_lock);
+    bool still = atomic_load_explicit(&s->poller, memory_order_relaxed) == w;
+    if (still) atomic_store_explicit(&w->lost, 0, memory_order_relaxed); /* false alarm */
+    rcl_spin_unlock(&s->pool_lock);
+    return still;
+}
+
+static bool pool_return(struct rcl_worker *w) {
+    struct rcl_server *s = w->s;
+    rcl_spin_lock(&s->pool_lock);
+    if (w->busy_mb) rcl_busy_remove(s, w->busy_mb); /* after the answer: see the design comment */
+    w->busy_mb = NULL;
+    atomic_store_explicit(&w->lost, 0, memory_order_relaxed);
+    bool poll = atomic_load_explicit(&s->poller, memory_order_relaxed) == NULL;
+    if (poll) {
+        atomic_store_explicit(&s->poller, w, memory_order_release);
+    } else {
+        w->next = s->spares;
+        s->spares = w;
+        w->spare_since = rcl_now_ns();
+        atomic_fetch_add_explicit(&s->nspares, 1, memory_order_relaxed);
+    }
+    rcl_spin_unlock(&s->pool_lock);
+    /* The poller may be parked with requests it skipped because of our busy entry. */
+    rcl_server_kick(s);
+    return poll;
+}
+
+static bool wait_spare(struct rcl_worker *w) {
+    struct rcl_server *s = w->s;
+    const uint64_t idle_ns = rcl_rt.cfg.pool_idle_ns;
+    for (;;) {
+        if (atomic_load_explicit(&w->wake, memory_order_acquire)) { /* pairs: hand-over */
+            atomic_store_explicit(&w->wake, 0, memory_order_relaxed);
+            return true;
         }
-        c = atomic_load_explicit(&c->next, memory_order_acquire);
-    }
-    return true;
-}
-
-static void wake_one(struct rcl_mailbox *mb) {
-    if (atomic_load_explicit(&mb->parked, memory_order_relaxed)) {
-        atomic_store_explicit(&mb->parked, 0, memory_order_relaxed);
-        rcl_futex_wake(&mb->parked, 1);
-    }
-}
-
-/* Wake the clients answered since the last check that parked meanwhile. */
-static void flush_wakes(struct rcl_server *s, struct pass *p) {
-    atomic_thread_fence(memory_order_seq_cst); /* D2: pairs with D1 in client_wait */
-    if (atomic_load_explicit(&s->nparked, memory_order_relaxed)) /* else nobody to wake */
-        for (unsigned i = 0; i < p->nanswered; i++)
-            wake_one(p->answered[i]);
-    p->nanswered = 0;
-}
-
-/* Visit (when visit is not NULL) every mailbox of s that holds a posted request; returns how
- * many there are. */
-static unsigned each_posted(struct rcl_server *s, void (*visit)(struct rcl_mailbox *)) {
-    unsigned posted = 0;
-    uint32_t n = atomic_load_explicit(&s->nslots, memory_order_acquire);
-    struct rcl_chunk *c = s->chunks;
-    for (uint32_t base = 0; base < n; base += RCL_CHUNK_SLOTS) {
-        uint32_t lim = n - base < RCL_CHUNK_SLOTS ? n - base : RCL_CHUNK_SLOTS;
-        for (uint32_t i = 0; i < lim; i++)
-            if (atomic_load_explicit(&c->slot[i].fn, memory_order_relaxed)) {
-                posted++;
-                if (visit) visit(&c->slot[i]);
+        rcl_futex_wait(&w->wake, 0, idle_ns);
+        if (atomic_load_explicit(&w->wake, memory_order_acquire)) continue;
+        /* Timed out (or a spurious return): shrink if enough spares remain and we idled long
+         * enough. We are still in s->spares: unlink ourselves. */
+        bool leave = false;
+        rcl_spin_lock(&s->pool_lock);
+        if (!atomic_load_explicit(&w->wake, memory_order_relaxed) &&
+            atomic_load_explicit(&s->nspares, memory_order_relaxed) >
+                (uint32_t)rcl_rt.cfg.pool_spare &&
+            rcl_now_ns() - w->spare_since >= idle_ns) {
+            for (struct rcl_worker **pp = &s->spares; *pp; pp = &(*pp)->next)
+                if (*pp == w) {
+                    *pp = w->next;
+                    leave = true;
+                    break;
+                }
+            if (leave) {
+                atomic_fetch_sub_explicit(&s->nspares, 1, memory_order_relaxed);
+                atomic_fetch_sub_explicit(&s->nworkers, 1, memory_order_relaxed);
+                w->next = s->free; /* the structure is reused, never freed: the detector may */
+                s->free = w;       /* still read it */
             }
-        c = atomic_load_explicit(&c->next, memory_order_acquire);
+        }
+        rcl_spin_unlock(&s->pool_lock);
+        if (leave) return false;
     }
-    return posted;
 }
 
-/* Park until a client kicks us (or, with requests blocked by local holders, until the
- * timeout). skipped: the requests the last pass saw and could not run. */
+/* ------------------------------------------------------------------ parking */
+
 static void park(struct rcl_server *s, unsigned skipped, uint64_t timeout_ns) {
     atomic_store_explicit(&s->sleeping, 1, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in rcl_server_kick */
-    if (each_posted(s, NULL) > skipped ||      /* a request arrived after our last pass */
+    if (rcl_pass_posted(s) > skipped ||        /* a request arrived after our last pass */
         atomic_load_explicit(&s->fork_hold, memory_order_relaxed)) {
         atomic_store_explicit(&s->sleeping, 0, memory_order_seq_cst);
-        rcl_pool_poller_unparked(s);
+        poller_unparked(s);
         return;
     }
     rcl_stat_add(&s->parks, 1);
     rcl_futex_wait(&s->sleeping, 1, timeout_ns);
     atomic_store_explicit(&s->sleeping, 0, memory_order_seq_cst);
-    rcl_pool_poller_unparked(s);
+    poller_unparked(s);
 }
 
 void rcl_server_kick(struct rcl_server *s) {
@@ -462,8 +419,9 @@ void rcl_server_fork_parent(struct rcl_server *s) {
 
 /* ------------------------------------------------------------------ the polling loop */
 
-/* Poll while w holds the polling role. Returns when w lost it inside a critical section; the
- * request it was running has been answered by then (its client woken). */
+/* Poll while w holds the polling role, one pass (pass.c) after the other. Returns when w lost
+ * it inside a critical section; the request it was running has been answered by then (its
+ * client woken). */
 static void poll_loop(struct rcl_worker *w) {
     struct rcl_server *s = w->s;
     const uint64_t spin_ns = rcl_rt.cfg.server_spin_ns;
@@ -472,15 +430,27 @@ static void poll_loop(struct rcl_worker *w) {
     for (;;) {
         if (__builtin_expect(atomic_load_explicit(&s->fork_hold, memory_order_acquire), 0))
             fork_pause(s);
-        struct pass p;
+        struct rcl_pass p;
         p.served = p.blocked = p.busy = p.back = p.nanswered = 0;
         w->pass = &p;
-        bool still = scan(w, &p);
-        release_held(w);
+        enum rcl_pass_end end = rcl_pass_scan(w, &p);
+        if (end == RCL_PASS_WAIT) {
+            /* A request waited long enough for a local holder's mutex: hand the polling role to
+             * a spare (as a condition wait does) and wait for the mutex in pthread_mutex_lock,
+             * so that from then on the request competes for it as a thread of the original
+             * program would (queued in the mutex's futex, woken at an unlock). w runs it as a
+             * worker that lost the role. */
+            rcl_pool_before_block(w);
+            rcl_pass_serve_waited(w, &p);
+        }
+        rcl_pass_release(w);
+        /* Still the poller? Not after a wait; after the detector's flag, ask (a false alarm
+         * keeps the role: see "Why no request is lost or run twice"). */
+        bool still = end == RCL_PASS_DONE || (end == RCL_PASS_LOST && still_poller(w));
         if (p.served || p.back) {
             rcl_stat_add(&s->served, p.served); /* the new poller may add too: a lost count at
                                                worst, this is a statistic */
-            if (p.nanswered) flush_wakes(s, &p);
+            if (p.nanswered) rcl_pass_flush(s, &p);
             w->pass = NULL;
             if (!still) return;
             idle_since = 0;
@@ -504,7 +474,7 @@ static void poll_loop(struct rcl_worker *w) {
         if (!idle_since) idle_since = now;
         if (now - idle_since < spin_ns) continue;
         /* Requests of blocked servicing threads need no retry: their worker answers them and
-         * kicks us (rcl_pool_return). Only local holders' mutexes are retried with a timeout, so
+         * kicks us (pool_return). Only local holders' mutexes are retried with a timeout, so
          * that an idle process whose sections wait on conditions costs nothing. */
         if (p.blocked) {
             park(s, p.blocked + p.busy, blocked_timeout);
@@ -516,31 +486,9 @@ static void poll_loop(struct rcl_worker *w) {
     }
 }
 
-void rcl_server_flush_pass(struct rcl_worker *w) {
-    if (w->pass && w->pass->nanswered) flush_wakes(w->s, w->pass);
-}
+/* ------------------------------------------------------------------ a worker's life */
 
-void rcl_server_wake_waiting_clients(struct rcl_server *s) {
-    atomic_thread_fence(memory_order_seq_cst); /* as D2: pairs with D1 in client_wait */
-    each_posted(s, wake_one);
-}
-
-void rcl_server_abandon(struct rcl_worker *w, struct rcl_mailbox *mb) {
-    /* w lost the polling role before it waited (cond.c) and flushed its pass's wake-ups then:
-     * nothing else of this pass is owed. Its request's mutex is held again (the wait returned):
-     * release it before the answer, as for any request; the client takes it itself. */
-    release_held(w);
-    w->nactive = 0;
-    atomic_fetch_add_explicit(&w->s->cancelled, 1, memory_order_relaxed);
-    atomic_store_explicit(&w->cur, NULL, memory_order_relaxed);
-    mb->status = RCL_ANSWER_CANCELLED;
-    atomic_store_explicit(&mb->fn, NULL, memory_order_release); /* pairs: client_wait acquire */
-    atomic_thread_fence(memory_order_seq_cst);                  /* D2 */
-    wake_one(mb);
-    siglongjmp(w->abandon, 1);
-}
-
-void *rcl_worker_main(void *arg) {
+static void *worker_main(void *arg) {
     struct rcl_worker *w = arg;
     struct rcl_server *s = w->s;
     rcl_runtime_thread_start();
@@ -558,16 +506,125 @@ void *rcl_worker_main(void *arg) {
     rcl_self_worker = w;
     w->errp = &errno;
     if (rcl_rt.prof_server_thread) rcl_rt.prof_server_thread();
-    /* A request abandoned by rcl_server_abandon lands here, its worker LOST (cond.c): it
+    /* A request abandoned by rcl_pass_abandon lands here, its worker LOST (cond.c): it
      * returns to the pool as after any request it finished without the polling role. */
-    bool poll = sigsetjmp(w->abandon, 0) && rcl_pool_return(w);
+    bool poll = sigsetjmp(w->abandon, 0) && pool_return(w);
     for (;;) {
-        if (!poll && !rcl_pool_wait_spare(w)) return NULL;
+        if (!poll && !wait_spare(w)) return NULL;
         do
             poll_loop(w);
-        while (rcl_pool_return(w));
+        while (pool_return(w));
         poll = false;
     }
+}
+
+/* ------------------------------------------------------------------ the blocking detector */
+
+/* Whether thread tid is not running or runnable (sleeping, in disk wait, stopped). */
+static bool thread_blocked(int tid) {
+    if (tid <= 0) return false;
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return false;
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* "tid (comm) S ...": comm may contain ')' */
+    return p && p[1] == ' ' && p[2] && p[2] != 'R';
+}
+
+static void detected_handover(struct rcl_server *s, struct rcl_worker *w, struct rcl_mailbox *mb,
+                              uint64_t ncs) {
+    rcl_spin_lock(&s->pool_lock);
+    if (atomic_load_explicit(&s->poller, memory_order_relaxed) == w) {
+        atomic_store_explicit(&w->lost, 1, memory_order_seq_cst);
+        syscall(SYS_membarrier, barrier_cmd, 0, 0); /* see "Why no request is ... run twice" */
+        if (atomic_load_explicit(&w->cur, memory_order_relaxed) == mb &&
+            atomic_load_explicit(&w->ncs, memory_order_relaxed) == ncs) {
+            hand_over_locked(s, w, mb);
+            rcl_stat_add(&s->detected, 1);
+        } else {
+            atomic_store_explicit(&w->lost, 0, memory_order_relaxed);
+        }
+    }
+    rcl_spin_unlock(&s->pool_lock);
+}
+
+static void poller_unparked(struct rcl_server *s) {
+    atomic_thread_fence(memory_order_seq_cst); /* pairs with the detector's fence */
+    if (atomic_load_explicit(&s->detector_parked, memory_order_relaxed) &&
+        atomic_exchange_explicit(&s->detector_parked, 0, memory_order_relaxed))
+        rcl_futex_wake(&s->detector_parked, 1);
+}
+
+static void *detector_main(void *arg) {
+    struct rcl_server *s = arg;
+    rcl_runtime_thread_start();
+    char name[32];
+    snprintf(name, sizeof name, "rcl-server-%dw", s->index);
+    name[15] = '\0';
+    pthread_setname_np(pthread_self(), name);
+    if (rcl_rt.prof_server_thread) rcl_rt.prof_server_thread();
+    if (s->cpu >= 0) rcl_placement_bind_self(&rcl_rt.pl, s->cpu);
+    struct sched_param sp = {0};
+    pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp); /* best effort */
+
+    const uint64_t period = rcl_rt.cfg.detect_ns;
+    const struct timespec ts = {(time_t)(period / 1000000000u), (long)(period % 1000000000u)};
+    struct rcl_worker *last = NULL;
+    uint64_t last_ncs = 0;
+    for (;;) {
+        if (atomic_load_explicit(&s->sleeping, memory_order_relaxed)) { /* the poller parked */
+            atomic_store_explicit(&s->detector_parked, 1, memory_order_relaxed);
+            atomic_thread_fence(memory_order_seq_cst); /* pairs: poller_unparked */
+            if (atomic_load_explicit(&s->sleeping, memory_order_relaxed))
+                rcl_futex_wait(&s->detector_parked, 1, 0);
+            atomic_store_explicit(&s->detector_parked, 0, memory_order_relaxed);
+            last = NULL;
+            continue;
+        }
+        clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+        struct rcl_worker *w = atomic_load_explicit(&s->poller, memory_order_acquire);
+        struct rcl_mailbox *mb = w ? atomic_load_explicit(&w->cur, memory_order_relaxed) : NULL;
+        uint64_t ncs = w ? atomic_load_explicit(&w->ncs, memory_order_relaxed) : 0;
+        if (mb && w == last && ncs == last_ncs &&
+            thread_blocked(atomic_load_explicit(&w->tid, memory_order_relaxed))) {
+            detected_handover(s, w, mb, ncs);
+            last = NULL;
+            continue;
+        }
+        last = mb ? w : NULL;
+        last_ncs = ncs;
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ start */
+
+void rcl_pool_after_fork(void) {
+    barrier_cmd = -1; /* a child registers for membarrier(2) again when its servers start */
+}
+
+static void pool_start(struct rcl_server *s) {
+    if (barrier_cmd < 0) barrier_init(); /* under rt_init_lock: start-up is serialised */
+    rcl_spin_lock(&s->pool_lock);
+    if (!create_worker(s)) rcl_die("cannot start server %d", s->index);
+    rcl_spin_unlock(&s->pool_lock);
+    if (!rcl_rt.cfg.detect_ns) return;
+    if (!barrier_cmd) {
+        rcl_warn("server %d: membarrier(2) is unavailable: critical sections that block "
+                 "without rcl_cond_wait stall their server",
+                 s->index);
+        return;
+    }
+    pthread_attr_t attr;
+    rcl_runtime_thread_attr(&attr);
+    pthread_t t;
+    int err = pthread_create(&t, &attr, detector_main, s);
+    pthread_attr_destroy(&attr);
+    if (err) rcl_warn("server %d: cannot start the blocking detector: %s", s->index, strerror(err));
 }
 
 void rcl_server_init(struct rcl_server *s, int index, int cpu) {
@@ -581,5 +638,5 @@ void rcl_server_init(struct rcl_server *s, int index, int cpu) {
 }
 
 void rcl_server_start(struct rcl_server *s) {
-    rcl_pool_start(s);
+    pool_start(s);
 }

@@ -18,7 +18,7 @@
  *     mutex with pthread_mutex_lock/trylock/timedlock/unlock (a "local" critical section,
  *     e.g. in a library that was not rewritten) stays mutually exclusive with the delegated
  *     ones, because a server takes the real mutex around every batch of requests it runs
- *     for that lock (see runtime/src/server.c).
+ *     for that lock (see runtime/src/pass.c).
  *
  *     The runtime starts lazily on the first delegated call. Servers are pinned with hwloc to
  *     cores of the most efficient core kind. Everything is configured from the environment

@@ -1,0 +1,120 @@
+/*
+ * wait.c - a client waiting for its answer.
+ *
+ * After posting its request (delegate.c), a client spins for about the cost of a futex wake-up
+ * (RCL_SPIN_NS), knowing its core: alone on it, it spins with the pause hint, so that the round
+ * trip stays about one cache-line ping-pong; when other threads want its core (clients outnumber
+ * the cores they may use) it yields it at every poll. Then it parks on its mailbox's futex: the
+ * Dekker pair with the server's wake-ups is in pass.c ("Waking a parked client"). A request
+ * whose server has no poller left (every servicing thread blocked, the pool at RCL_POOL_MAX) is
+ * taken back (server.c's rcl_pool_withdraw) and its caller runs it. A parked client whose
+ * section waits on a condition takes the client's part in the cancellation protocol of cond.c
+ * (cancellable while the section is inside its wait).
+ */
+#include "internal.h"
+
+static inline bool answered(struct rcl_mailbox *mb) {
+    return !atomic_load_explicit(&mb->fn, memory_order_acquire); /* pairs: answer() release */
+}
+
+/* A server without a poller (every servicing thread blocked, the pool at RCL_POOL_MAX) serves
+ * nobody until one returns: then the request is taken back and its caller runs it. */
+static inline bool withdrawn(struct rcl_server *s, struct rcl_mailbox *mb) {
+    return __builtin_expect(rcl_pool_exhausted(s), 0) && rcl_pool_withdraw(s, mb);
+}
+
+static bool cond_client_wait(struct rcl_server *s, struct rcl_mailbox *mb);
+
+static void client_park(struct rcl_server *s, struct rcl_mailbox *mb, bool cancellable) {
+    /* The timeout is a safety net for a wake-up hint the server missed (pass.c). */
+    for (uint64_t timeout = 1000000;; timeout = timeout < 128000000 ? 2 * timeout : timeout) {
+        atomic_store_explicit(&mb->parked, 1, memory_order_relaxed);
+        atomic_thread_fence(memory_order_seq_cst); /* D1: pairs with D2 in flush_wakes */
+        if (answered(mb) || withdrawn(s, mb)) break;
+        if (cancellable &&
+            atomic_load_explicit(&mb->wait, memory_order_acquire) == RCL_WAIT_WAITING &&
+            cond_client_wait(s, mb))
+            continue;
+        rcl_futex_wait(&mb->parked, 1, timeout);
+        if (answered(mb)) break;
+    }
+    atomic_store_explicit(&mb->parked, 0, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&s->nparked, 1, memory_order_relaxed);
+}
+
+/* Whether the calling thread's core has another runnable thread: sched_yield returns at once
+ * when nothing else wants the core, and only after another thread ran otherwise. The base is
+ * this thread's quickest yield so far (the machine's own syscall cost), not a constant. */
+static RCL_TLS uint64_t tls_yield_min = UINT64_MAX;
+static bool core_shared(void) {
+    uint64_t t0 = rcl_now_ns();
+    sched_yield();
+    uint64_t dt = rcl_now_ns() - t0;
+    if (dt < tls_yield_min) tls_yield_min = dt;
+    return dt > 2 * tls_yield_min + 1000;
+}
+
+/* Wait for the answer for about the cost of a futex wake-up (RCL_SPIN_NS), then park (server.c,
+ * "Waking a parked client"). Waiting knows its core: a client alone on its core spins with the
+ * pause hint, so that the round trip stays about one cache-line ping-pong; a client whose core
+ * other threads want (clients outnumber the cores they may use) yields it at every poll instead
+ * of burning it, so that they post their own requests and do their own work meanwhile. */
+void rcl_client_wait(struct rcl_server *s, struct rcl_mailbox *mb) {
+    for (unsigned i = 0; i < 64; i++) {
+        if (answered(mb)) return;
+        rcl_cpu_relax();
+    }
+    const uint64_t deadline = rcl_now_ns() + rcl_rt.cfg.spin_ns;
+    bool shared = false;
+    for (unsigned round = 0;; round++) {
+        if (round % 16 == 0 && !rcl_rt.cfg.wait_spin_only)
+            shared = core_shared(); /* look again now and then */
+        for (int k = 0; k < 64; k++) {
+            if (answered(mb)) return;
+            if (shared)
+                sched_yield();
+            else
+                rcl_cpu_relax();
+        }
+        if (withdrawn(s, mb) || rcl_now_ns() >= deadline) break;
+    }
+    if (answered(mb)) return;
+    atomic_fetch_add_explicit(&s->nparked, 1, memory_order_seq_cst);
+    /* A server thread waiting on another server is never cancelled. */
+    client_park(s, mb, rcl_self_server == NULL);
+}
+
+/* ------------------------------------------------------------------ the client's side */
+
+struct cancel_arg {
+    struct rcl_server *s;
+    struct rcl_mailbox *mb;
+};
+
+static void client_cancelled(void *arg) {
+    struct cancel_arg *a = arg;
+    struct rcl_mailbox *mb = a->mb;
+    atomic_store_explicit(&mb->wait, RCL_WAIT_CANCEL, memory_order_seq_cst);
+    rcl_futex_wake(&mb->wait, 1);
+    pthread_cond_broadcast(mb->wait_cond);
+    client_park(a->s, mb, false); /* cancellation is disabled while cleanup handlers run */
+    pthread_mutex_lock(mb->lock);
+}
+
+static bool cond_client_wait(struct rcl_server *s, struct rcl_mailbox *mb) {
+    uint32_t st = RCL_WAIT_WAITING;
+    if (!atomic_compare_exchange_strong_explicit(&mb->wait, &st, RCL_WAIT_CLIENT,
+                                                 memory_order_acq_rel, memory_order_acquire))
+        return false;
+    struct cancel_arg arg = {s, mb};
+    int type;
+    pthread_cleanup_push(client_cancelled, &arg);
+    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &type);
+    while (atomic_load_explicit(&mb->wait, memory_order_acquire) == RCL_WAIT_CLIENT)
+        rcl_futex_wait(&mb->wait, RCL_WAIT_CLIENT, 0);
+    pthread_setcanceltype(type, NULL);
+    pthread_cleanup_pop(0);
+    atomic_store_explicit(&mb->wait, RCL_WAIT_NONE, memory_order_release); /* was RESUME */
+    rcl_futex_wake(&mb->wait, 1);
+    return true;
+}

@@ -11,6 +11,8 @@ than one of them needs is written once here:
   fmt        how times and rates are printed
   measure    what rcl compare compares: a number per run, its spread, the ratio to the first
   paths      finding programs (PATH, like a shell) and a tool's siblings (beside itself)
+  ui         talking to the user: Failure, messages, progress, files written whole or not at all
+  compare    rcl compare: variants run side by side, interleaved; table, CSV, JSON, plot
 
 Standard library only: every tool runs with Debian's python3 and nothing else.
 """

@@ -1,5 +1,6 @@
 # lit configuration shared by every suite: runtime/, rewriter/, profiler/, cli/, bench/,
-# python/ (the unit tests of the shared Python modules), e2e/.
+# python/ (the unit tests of the shared Python modules), setup/ (what scripts/setup.sh must
+# install), e2e/.
 import os
 import shutil
 
@@ -61,5 +62,7 @@ if config.build_tools:
     config.available_features.add("tools")
 if shutil.which("csmith") and os.path.exists("/usr/include/csmith/csmith.h"):
     config.available_features.add("csmith")
+if shutil.which("dpkg-query"):  # a Debian system: setup/ checks setup.sh's packages
+    config.available_features.add("dpkg")
 if (os.cpu_count() or 1) >= 2:
     config.available_features.add("multicore")

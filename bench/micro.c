@@ -592,9 +592,11 @@ int main(int argc, char **argv) {
                     cfg.threads = (int)threads[t];
                     cfg.delay_cycles = (uint64_t)delays[d];
                     cfg.cs_lines = (int)lines[c];
+                    fflush(stdout);
                     pid_t pid = fork();
                     if (pid == 0) {
                         run_one(STDOUT_FILENO);
+                        if (getenv("RCL_STATS")) exit(0); /* librcl prints its report at exit */
                         _exit(0);
                     }
                     int status;

@@ -29,8 +29,10 @@
  * over and over (measured: tens of such "wins" per second on a hot lock of this VM). Otherwise, or
  * when the confirmation fails, it goes back and explore_every doubles (up to 256 epochs, so a
  *     losing path costs < 0.5 % of the calls once the lock settled);
- *   - a phase change (the current path's mean moved by 2x from its estimate) resets
- *     explore_every, so the other path is tried again soon;
+ *   - a phase change (in two steady epochs in a row, the current path costs at least twice
+ *     what it cost at the last comparison, and no less than the other path's estimate less
+ *     the margin; one epoch alone is noise) resets explore_every, so the other path is tried
+ *     again soon;
  *   - a saturated server (its poller found no idle moment during the epoch) is not explored
  *     towards: more delegation would only queue longer.
  * Start: local (the original program's behaviour), with the first exploration after one epoch.
@@ -53,14 +55,14 @@
 #include <string.h>
 
 #define RCL_ADAPTIVE_SLOTS  1024 /* locks tracked; others take the delegated path */
-#define RCL_ADAPTIVE_SAMPLE 8    /* one call in 8 per thread is timed */
+#define RCL_ADAPTIVE_SAMPLE 16   /* one call in 16 per thread is timed */
 #define RCL_ADAPTIVE_EPOCH  64   /* samples per decision */
 #define RCL_EXPLORE_EPOCH   16   /* samples of an exploration: every call is timed then */
 #define RCL_PATH_EXPLORING  2    /* path word: the current epoch explores */
 #define RCL_SAMPLE_CAP      16   /* a sample counts at most 16x the path's last estimate */
 #define RCL_EXPLORE_MAX     256  /* epochs between explorations, at most */
 #define RCL_EXPLORE_WARMUP  4    /* first calls of an exploration, not timed (see below) */
-#define RCL_SAMPLE_BATCH    4    /* samples a thread adds to the shared sums at a time */
+#define RCL_SAMPLE_BATCH    8    /* samples a thread adds to the shared sums at a time */
 
 /* One converted lock (three lines: read by every call / sampling / counted under the mutex). */
 struct rcl_lock_entry {
@@ -91,6 +93,7 @@ static RCL_TLS struct {
     struct rcl_server *s;
     uint32_t path, n;
     uint64_t sum;
+    uint64_t cap; /* RCL_SAMPLE_CAP times the path's estimate when the batch began (0: none) */
 } tls_acc;
 
 static struct rcl_lock_entry *entry_of(pthread_mutex_t *lock) {
@@ -129,7 +132,6 @@ static bool back_off(struct rcl_adaptive_state *st, enum rcl_path other, int lea
 bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur, uint64_t mean,
                          bool server_saturated) {
     enum rcl_path other = cur == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
-    uint64_t prev = st->est[cur];
     __atomic_store_n(&st->est[cur], mean, __ATOMIC_RELAXED); /* samplers read it (cap) */
     st->epochs++;
     if (st->confirming) { /* the first full epoch on `cur` after its exploration won */
@@ -137,11 +139,13 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur, uint6
         if (mean * 100 < st->est[other] * (100 - RCL_ADAPTIVE_MARGIN / 2)) {
             st->explore_every = 2; /* confirmed: look at the old path again soon */
             st->explore_in = 2;
+            st->compared_at = mean;
             st->reason = faster(cur);
             st->switches++;
             return false; /* stay */
         }
         /* The short exploration's win was noise: back, and explore less often. */
+        st->compared_at = st->est[other];
         return back_off(st, other, 4);
     }
     if (st->exploring) { /* this epoch tried `cur`, coming from `other` */
@@ -150,11 +154,26 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur, uint6
             st->confirming = true; /* stay for one full epoch, which must confirm the win */
             return false;
         }
+        st->compared_at = st->est[other];
         return back_off(st, other, 2); /* back to the better one */
     }
-    if (prev && (mean > 2 * prev || 2 * mean < prev)) { /* phase change */
-        st->explore_every = 1;
-        if (st->explore_in > 1) st->explore_in = 1;
+    /* Phase change: in two steady epochs in a row, the current path cost at least twice what
+     * it cost when the two paths were last compared, and no less than the other path's
+     * estimate less the margin -- the other path may be the better one now: try it soon. One
+     * epoch alone is noise under contention (a holder preempted, a burst), and a cost that
+     * moves among levels all well below the other path's says nothing about it. (Reacting to
+     * any 2x move of one epoch's mean explored every few epochs, and each exploration woke the
+     * server, which then spun on a core the program needed: 1,700 explorations in 0.5 s, 0.6x
+     * pthread's throughput at 2 threads on 2 CPUs.) */
+    if (st->compared_at && mean > 2 * st->compared_at &&
+        mean * 100 >= st->est[other] * (100 - RCL_ADAPTIVE_MARGIN)) {
+        if (++st->phase_hits >= 2) {
+            st->phase_hits = 0;
+            st->explore_every = 1;
+            if (st->explore_in > 1) st->explore_in = 1;
+        }
+    } else {
+        st->phase_hits = 0;
     }
     if (--st->explore_in > 0) return false;
     if (other == RCL_PATH_DELEGATE && server_saturated) {
@@ -252,16 +271,17 @@ static void flush_samples(void) {
 void rcl_adaptive_end(struct rcl_adaptive_call *call, struct rcl_server *s, uint64_t ticks) {
     struct rcl_lock_entry *e = call->e;
     uint32_t path = atomic_load_explicit(&e->path, memory_order_relaxed);
-    /* One call preempted for a whole time slice must not decide an epoch alone: a sample counts
-     * at most RCL_SAMPLE_CAP times the path's last estimate (a racy read: a hint). */
-    uint64_t est = __atomic_load_n(&e->st.est[path & 1], __ATOMIC_RELAXED);
-    if (est && ticks > RCL_SAMPLE_CAP * est) ticks = RCL_SAMPLE_CAP * est;
-    if (tls_acc.e != e || tls_acc.path != path) {
-        flush_samples();
+    if (tls_acc.e != e || tls_acc.path != path || !tls_acc.n) {
+        if (tls_acc.n) flush_samples();
         tls_acc.e = e;
         tls_acc.s = s;
         tls_acc.path = path;
+        /* One call preempted for a whole time slice must not decide an epoch alone: a sample
+         * counts at most RCL_SAMPLE_CAP times the path's last estimate (a racy read: a hint;
+         * once per batch, not per sample: the decision's line is written by the closers). */
+        tls_acc.cap = RCL_SAMPLE_CAP * __atomic_load_n(&e->st.est[path & 1], __ATOMIC_RELAXED);
     }
+    if (tls_acc.cap && ticks > tls_acc.cap) ticks = tls_acc.cap;
     tls_acc.n++;
     tls_acc.sum += ticks;
     /* An exploration is short: its samples go out one by one. */

@@ -385,11 +385,13 @@ enum rcl_reason {
 
 /* The adaptive policy's state for one lock (adaptive.c's design comment). Zeroed: new. */
 struct rcl_adaptive_state {
-    uint64_t est[2];   /* latest mean cost per call of each path, in rcl_ticks() (0: never) */
-    int explore_in;    /* epochs left before the next exploration */
-    int explore_every; /* epochs between explorations (doubles while they lose) */
-    bool exploring;    /* the epoch that just ended tried the other path */
-    bool confirming;   /* it won: the epoch that just ended must confirm the win */
+    uint64_t est[2];      /* latest mean cost per call of each path, in rcl_ticks() (0: never) */
+    uint64_t compared_at; /* the cost of the path kept at the last comparison of the two */
+    int phase_hits;       /* steady epochs in a row that looked like a phase change */
+    int explore_in;       /* epochs left before the next exploration */
+    int explore_every;    /* epochs between explorations (doubles while they lose) */
+    bool exploring;       /* the epoch that just ended tried the other path */
+    bool confirming;      /* it won: the epoch that just ended must confirm the win */
     uint32_t epochs, switches;
     enum rcl_reason reason;          /* of the last decision that changed or kept a path */
     uint64_t seen_served, seen_idle; /* the server's counters at the last decision */

@@ -2,7 +2,9 @@
 // stays local and explores delegation ever more rarely; heavy contention with long sections
 // (delegation cheaper) moves the lock to the server and keeps it there; a saturated server gets
 // no more delegation; a difference within the hysteresis margin switches nothing; a phase
-// change makes the other path be tried again soon; a short exploration that wins by luck
+// change makes the other path be tried again soon, one noisy epoch or a rise still far below
+// the other path's cost does not; a short
+// exploration that wins by luck
 // (noise) does not move the lock unless the next full epoch confirms it.
 // RUN: %cc %rcl_internal %s -o %t %rcl_libs
 // RUN: %t | FileCheck %s
@@ -10,7 +12,8 @@
 // CHECK: contended: delegate, delegated epochs 990, switches 1
 // CHECK: saturated: local, delegated epochs 0
 // CHECK: margin: local, switches 0
-// CHECK: phase change: delegate after 1 epochs
+// CHECK: one noisy epoch: local, explorations 0
+// CHECK: phase change: delegate after 2 epochs
 // CHECK: noisy: local, switches 0, path changes {{[0-9]+}}, delegated epochs {{[0-9]+}}
 #include "Inputs/harness.h"
 #include "internal.h"
@@ -63,6 +66,18 @@ int main(void) {
     d = 0;
     p = run(&ph, RCL_PATH_LOCAL, 2000, uncontended, false, &d);
     CHECK(p == RCL_PATH_LOCAL && ph.explore_every >= 64);
+    /* One epoch 20x slower (a holder preempted: above the other path's estimate), then back;
+     * and epochs 5x slower, but still well below delegation's estimate: no exploration comes
+     * of either. */
+    const uint64_t burst[2] = {20 * uncontended[0], uncontended[1]};
+    const uint64_t slower[2] = {5 * uncontended[0], uncontended[1]};
+    int before = d, every = ph.explore_every;
+    p = run(&ph, p, 1, burst, false, &d);
+    p = run(&ph, p, 3, uncontended, false, &d);
+    p = run(&ph, p, 3, slower, false, &d);
+    p = run(&ph, p, 3, uncontended, false, &d);
+    printf("one noisy epoch: %s, explorations %d\n", name(p), d - before);
+    CHECK(ph.explore_every == every);
     int n = 0;
     while (p == RCL_PATH_LOCAL && n < 100) {
         p = run(&ph, p, 1, contended, false, &d);

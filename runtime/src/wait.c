@@ -46,29 +46,47 @@ static void client_park(struct rcl_server *s, struct rcl_mailbox *mb, bool cance
  * when nothing else wants the core, and only after another thread ran otherwise. The base is
  * this thread's quickest yield so far (the machine's own syscall cost), not a constant. */
 static RCL_TLS uint64_t tls_yield_min = UINT64_MAX;
+/* What a yield cost this thread when another thread took its core: a round trip through the
+ * other runnable threads, at least two context switches (smoothed; 0: never seen). */
+static RCL_TLS uint64_t tls_switch_ns;
 static bool core_shared(void) {
     uint64_t t0 = rcl_now_ns();
     sched_yield();
     uint64_t dt = rcl_now_ns() - t0;
     if (dt < tls_yield_min) tls_yield_min = dt;
-    return dt > 2 * tls_yield_min + 1000;
+    bool shared = dt > 2 * tls_yield_min + 1000;
+    if (shared) tls_switch_ns = tls_switch_ns ? (3 * tls_switch_ns + dt) / 4 : dt;
+    return shared;
 }
 
-/* Wait for the answer for about the cost of a futex wake-up (RCL_SPIN_NS), then park (server.c,
- * "Waking a parked client"). Waiting knows its core: a client alone on its core spins with the
- * pause hint, so that the round trip stays about one cache-line ping-pong; a client whose core
- * other threads want (clients outnumber the cores they may use) yields it at every poll instead
- * of burning it, so that they post their own requests and do their own work meanwhile. */
+/* Wait for the answer for about the cost of a futex wake-up (RCL_SPIN_NS), then park (pass.c,
+ * "Waking a parked client"). Waiting knows its core: a client alone on it spins with the pause
+ * hint, so that the round trip stays about one cache-line ping-pong. A client whose core other
+ * threads want (clients outnumber the cores they may use) first spins for about what giving the
+ * core away would cost it (tls_switch_ns: the answer may well come sooner, as when the server
+ * runs a short section), then yields the core at every poll, so that the others post their own
+ * requests and do their own work meanwhile. (Yielding from the first poll on lost 40 % on this
+ * VM, where a yield that lets another thread run costs ~4.6 us and a delegated section of
+ * 4,000 cycles ~2 us: bench/adaptive.py's waiting set.) */
 void rcl_client_wait(struct rcl_server *s, struct rcl_mailbox *mb) {
     for (unsigned i = 0; i < 64; i++) {
         if (answered(mb)) return;
         rcl_cpu_relax();
     }
-    const uint64_t deadline = rcl_now_ns() + rcl_rt.cfg.spin_ns;
-    bool shared = false;
+    const uint64_t start = rcl_now_ns(), deadline = start + rcl_rt.cfg.spin_ns;
+    /* 0 until measured: look at once. At most half the spin: a yield that waited for another
+     * thread's whole time slice must not turn the waiting back into spin-then-park. */
+    const uint64_t spin_first =
+        tls_switch_ns < rcl_rt.cfg.spin_ns / 2 ? tls_switch_ns : rcl_rt.cfg.spin_ns / 2;
+    bool shared = false, looked = false;
     for (unsigned round = 0;; round++) {
-        if (round % 16 == 0 && !rcl_rt.cfg.wait_spin_only)
-            shared = core_shared(); /* look again now and then */
+        if (!rcl_rt.cfg.wait_spin_only && (!looked || round % 16 == 0)) {
+            uint64_t now = rcl_now_ns();
+            if (now - start >= spin_first) {
+                shared = core_shared(); /* look again now and then */
+                looked = true;
+            }
+        }
         for (int k = 0; k < 64; k++) {
             if (answered(mb)) return;
             if (shared)

@@ -11,6 +11,14 @@
  * (delegated path), and therefore everything that makes either path slow on this machine: lock
  * hand-overs and the protected data's cache misses, the number of contending threads, a slower
  * core running the section locally, a server that queues requests, clients that share a core.
+ * One thing a caller's clock does not see: while delegating, the server takes its CPU from the
+ * program. So each epoch's mean is scaled by the CPU share of the lock's callers on that path
+ * (rcl_adaptive_effective): T threads called the lock lately (a bitmap of thread numbers), the
+ * closing thread may run on P CPUs, S of which run servers; a path whose usable CPUs (P, or
+ * P - S for delegation) are fewer than T costs T / usable times its mean. With one server on a
+ * 2-CPU machine and 2 threads, delegation must be twice as fast per call to win (kvstore at 2
+ * and 4 threads delegated for 0.7x the original's throughput before); with the program's
+ * threads confined to CPUs without servers, or on a big machine, nothing is scaled.
  * No threshold is a constant tuned to one machine: the two paths' costs are measured where the
  * program runs, on its own sections.
  *
@@ -19,16 +27,21 @@
  * make an epoch; an exploration times every call and lasts RCL_EXPLORE_EPOCH samples, so that
  * trying a losing path costs a few calls, not hundreds. The thread that completes an epoch decides
  * (rcl_adaptive_decide, a pure function tested on synthetic inputs):
- *   - the epoch's mean becomes the estimate of the path it measured;
+ *   - the epoch's cost updates the estimate of the path it measured: a steady epoch's smoothed
+ *     (3/4 of the old estimate), a trial epoch's as it is;
  *   - exploration: the other path's estimate gets stale, so every `explore_every` epochs one
  *     epoch runs on the other path (its first RCL_EXPLORE_WARMUP calls untimed: the one-time
- *     cost of switching, such as waking a parked server, is not the path's cost). If it wins by the
- * hysteresis margin (RCL_ADAPTIVE_MARGIN, 10 %), the lock stays there for one full epoch, which
- * must confirm the win (by half the margin): an exploration is short (16 samples) and a lucky one
- * would otherwise move the lock to a path that the longer epochs then measure as worse, and back,
- * over and over (measured: tens of such "wins" per second on a hot lock of this VM). Otherwise, or
- * when the confirmation fails, it goes back and explore_every doubles (up to 256 epochs, so a
- *     losing path costs < 0.5 % of the calls once the lock settled);
+ *     cost of switching, such as waking a parked server, is not the path's cost). If it wins by
+ *     the hysteresis margin (RCL_ADAPTIVE_MARGIN, 10 %), the lock stays there for
+ *     RCL_CONFIRM_EPOCHS full epochs, whose mean must confirm the win (by half the margin): an
+ *     exploration is short (16 samples) and a lucky one would otherwise move the lock to a path
+ *     that longer measures find worse, and back, over and over (measured: tens of such "wins"
+ *     per second on a hot lock of this VM; a one-epoch confirmation still let a lock whose
+ *     holder is preempted now and then flap 194 times a second). Otherwise, or when the
+ *     confirmation fails, it goes back and explore_every doubles (up to 256 epochs, so a
+ *     losing path costs < 0.5 % of the calls once the lock settled). A confirmed switch looks
+ *     at the old path again soon (2 epochs), unless the lock switched within the last 64
+ *     epochs too: then the next look is twice as far as the last one (a damper);
  *   - a phase change (in two steady epochs in a row, the current path costs at least twice
  *     what it cost at the last comparison, and no less than the other path's estimate less
  *     the margin; one epoch alone is noise) resets explore_every, so the other path is tried
@@ -44,7 +57,9 @@
  * the sampling fields with atomic adds, RCL_SAMPLE_BATCH samples of one thread at a time (a
  * batch whose path changed before it went out is dropped); the decision state only by the closer;
  * with RCL_STATS, calls and delegated are counted under the mutex itself (plain increments by
- * whoever holds it: the caller on the local path, the server on the delegated one).
+ * whoever holds it: the caller on the local path, the server on the delegated one); callers:
+ * atomic OR of a thread's bit, by a sampling thread whose bit is not yet set, cleared by the
+ * closer every 4 epochs.
  * ==========================================================================================
  */
 #include "internal.h"
@@ -63,6 +78,7 @@
 #define RCL_EXPLORE_MAX     256  /* epochs between explorations, at most */
 #define RCL_EXPLORE_WARMUP  4    /* first calls of an exploration, not timed (see below) */
 #define RCL_SAMPLE_BATCH    8    /* samples a thread adds to the shared sums at a time */
+#define RCL_CONFIRM_EPOCHS  4    /* full epochs that must confirm an exploration's win */
 
 /* One converted lock (three lines: read by every call / sampling / counted under the mutex). */
 struct rcl_lock_entry {
@@ -73,7 +89,9 @@ struct rcl_lock_entry {
     _Atomic uint32_t samples __attribute__((aligned(RCL_CACHE_LINE)));
     _Atomic uint64_t sum; /* rcl_ticks() */
     _Atomic uint32_t closing;
-    _Atomic int32_t warmup; /* calls of the current exploration still to run untimed */
+    _Atomic int32_t warmup;   /* calls of the current exploration still to run untimed */
+    _Atomic uint64_t callers; /* bit (thread number % 64) of each thread that sampled lately */
+    unsigned last_callers;    /* how many the closer counted over the previous window */
     /* the decision: the epoch's closer only */
     struct rcl_adaptive_state st;
     /* counted under the mutex */
@@ -83,6 +101,14 @@ struct rcl_lock_entry {
 
 static struct rcl_lock_entry table[RCL_ADAPTIVE_SLOTS];
 static RCL_TLS unsigned tls_calls;
+/* The thread's number (callers' bitmaps; 0: not yet given) and the CPUs it may run on, how many
+ * of them run servers (refreshed now and then: a program may move its threads). */
+static _Atomic unsigned next_thread;
+static RCL_TLS unsigned tls_thread;
+static RCL_TLS struct {
+    int cpus, server_cpus;
+    unsigned age;
+} tls_cpus;
 /* The thread's last lock and its entry: a loop on one hot lock skips the hash and the probe. */
 static RCL_TLS pthread_mutex_t *tls_last_lock;
 static RCL_TLS struct rcl_lock_entry *tls_last_entry;
@@ -132,13 +158,32 @@ static bool back_off(struct rcl_adaptive_state *st, enum rcl_path other, int lea
 bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur, uint64_t mean,
                          bool server_saturated) {
     enum rcl_path other = cur == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
-    __atomic_store_n(&st->est[cur], mean, __ATOMIC_RELAXED); /* samplers read it (cap) */
+    /* The path's estimate: a trial epoch's mean as it is; a steady epoch's smoothed (3/4 of
+     * the old estimate), so that an exploration is compared with the path's level, not with
+     * one epoch that a preempted holder made look twice as slow (kvstore at 4 threads on 2
+     * CPUs switched 45 times a second on such epochs). Samplers read it (cap). */
+    uint64_t est = st->est[cur];
+    if (!st->confirming && !st->exploring && est)
+        est = (3 * est + mean) / 4;
+    else
+        est = mean;
+    __atomic_store_n(&st->est[cur], est, __ATOMIC_RELAXED);
     st->epochs++;
-    if (st->confirming) { /* the first full epoch on `cur` after its exploration won */
-        st->confirming = false;
+    if (st->confirming) { /* the full epochs on `cur` after its exploration won */
+        st->confirm_sum += mean;
+        if (--st->confirming > 0) return false;
+        mean = st->confirm_sum / RCL_CONFIRM_EPOCHS;
         if (mean * 100 < st->est[other] * (100 - RCL_ADAPTIVE_MARGIN / 2)) {
-            st->explore_every = 2; /* confirmed: look at the old path again soon */
-            st->explore_in = 2;
+            /* Confirmed: look at the old path again soon -- unless the lock switched a short
+             * while ago too: two paths about as good as each other under noise (kvstore at 4
+             * threads on 2 CPUs switched 194 times a second), so each switch pushes the next
+             * look further away. */
+            bool flapping = st->switches && st->epochs - st->switched_at < 64;
+            st->explore_every = !flapping                                 ? 2
+                                : st->explore_every < RCL_EXPLORE_MAX / 2 ? 2 * st->explore_every
+                                                                          : RCL_EXPLORE_MAX;
+            st->explore_in = st->explore_every;
+            st->switched_at = st->epochs;
             st->compared_at = mean;
             st->reason = faster(cur);
             st->switches++;
@@ -151,7 +196,9 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur, uint6
     if (st->exploring) { /* this epoch tried `cur`, coming from `other` */
         st->exploring = false;
         if (mean * 100 < st->est[other] * (100 - RCL_ADAPTIVE_MARGIN)) {
-            st->confirming = true; /* stay for one full epoch, which must confirm the win */
+            /* stay for RCL_CONFIRM_EPOCHS full epochs, whose mean must confirm the win */
+            st->confirming = RCL_CONFIRM_EPOCHS;
+            st->confirm_sum = 0;
             return false;
         }
         st->compared_at = st->est[other];
@@ -198,6 +245,47 @@ static bool server_saturated(struct rcl_server *s, struct rcl_adaptive_state *st
     return saturated;
 }
 
+uint64_t rcl_adaptive_effective(uint64_t mean, enum rcl_path path, unsigned threads, int cpus,
+                                int server_cpus) {
+    int usable = path == RCL_PATH_DELEGATE ? cpus - server_cpus : cpus;
+    if (usable < 1) usable = 1;
+    if (threads <= (unsigned)usable) return mean; /* every caller has a CPU of its own */
+    return mean * threads / (unsigned)usable;
+}
+
+/* The calling thread's CPUs and how many of them run servers, looked up every 256 epochs it
+ * closes (a system call). */
+static void caller_cpus(int *cpus, int *server_cpus) {
+    if (!tls_cpus.cpus || ++tls_cpus.age % 256 == 0) {
+        cpu_set_t set;
+        int n = 0, ns = 0;
+        if (pthread_getaffinity_np(pthread_self(), sizeof set, &set) == 0) {
+            n = CPU_COUNT(&set);
+            for (int i = 0; i < rcl_rt.nservers; i++) {
+                int c = rcl_rt.pl.server_cpus[i];
+                if (c >= 0 && c < CPU_SETSIZE && CPU_ISSET(c, &set)) ns++;
+            }
+        }
+        tls_cpus.cpus = n > 0 ? n : 1;
+        tls_cpus.server_cpus = ns;
+    }
+    *cpus = tls_cpus.cpus;
+    *server_cpus = tls_cpus.server_cpus;
+}
+
+/* How many threads call the lock: those that sampled in the current window of 4 epochs, or in
+ * the previous one if it saw more (a thread adds a sample batch only every 128 calls or so). */
+static unsigned callers_of(struct rcl_lock_entry *e) {
+    unsigned now =
+        (unsigned)__builtin_popcountll(atomic_load_explicit(&e->callers, memory_order_relaxed));
+    unsigned n = now > e->last_callers ? now : e->last_callers;
+    if (e->st.epochs % 4 == 3) {
+        e->last_callers = (unsigned)__builtin_popcountll(
+            atomic_exchange_explicit(&e->callers, 0, memory_order_relaxed));
+    }
+    return n ? n : 1;
+}
+
 static void close_epoch(struct rcl_lock_entry *e, struct rcl_server *s) {
     uint32_t zero = 0;
     if (!atomic_compare_exchange_strong_explicit(&e->closing, &zero, 1, memory_order_acquire,
@@ -207,7 +295,10 @@ static void close_epoch(struct rcl_lock_entry *e, struct rcl_server *s) {
     uint64_t sum = atomic_exchange_explicit(&e->sum, 0, memory_order_relaxed);
     if (n) {
         enum rcl_path cur = atomic_load_explicit(&e->path, memory_order_relaxed) & 1;
-        if (rcl_adaptive_decide(&e->st, cur, sum / n, server_saturated(s, &e->st)))
+        int cpus, server_cpus;
+        caller_cpus(&cpus, &server_cpus);
+        uint64_t cost = rcl_adaptive_effective(sum / n, cur, callers_of(e), cpus, server_cpus);
+        if (rcl_adaptive_decide(&e->st, cur, cost, server_saturated(s, &e->st)))
             cur = cur == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
         if (e->st.exploring)
             atomic_store_explicit(&e->warmup, RCL_EXPLORE_WARMUP, memory_order_relaxed);
@@ -282,6 +373,11 @@ void rcl_adaptive_end(struct rcl_adaptive_call *call, struct rcl_server *s, uint
         tls_acc.cap = RCL_SAMPLE_CAP * __atomic_load_n(&e->st.est[path & 1], __ATOMIC_RELAXED);
     }
     if (tls_acc.cap && ticks > tls_acc.cap) ticks = tls_acc.cap;
+    if (!tls_thread)
+        tls_thread = atomic_fetch_add_explicit(&next_thread, 1, memory_order_relaxed) + 1;
+    uint64_t bit = 1ull << (tls_thread % 64);
+    if (!(atomic_load_explicit(&e->callers, memory_order_relaxed) & bit))
+        atomic_fetch_or_explicit(&e->callers, bit, memory_order_relaxed);
     tls_acc.n++;
     tls_acc.sum += ticks;
     /* An exploration is short: its samples go out one by one. */

@@ -391,8 +391,10 @@ struct rcl_adaptive_state {
     int explore_in;       /* epochs left before the next exploration */
     int explore_every;    /* epochs between explorations (doubles while they lose) */
     bool exploring;       /* the epoch that just ended tried the other path */
-    bool confirming;      /* it won: the epoch that just ended must confirm the win */
+    int confirming;       /* it won: epochs left that must confirm the win (mean of them) */
+    uint64_t confirm_sum; /* their means so far */
     uint32_t epochs, switches;
+    uint32_t switched_at;            /* epochs at the last switch */
     enum rcl_reason reason;          /* of the last decision that changed or kept a path */
     uint64_t seen_served, seen_idle; /* the server's counters at the last decision */
 };
@@ -401,6 +403,12 @@ struct rcl_adaptive_state {
  * switch to the other path. Pure (tested on synthetic inputs). */
 RCL_HIDDEN bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur, uint64_t mean,
                                     bool server_saturated);
+/* What one call on `path` costs the program when `threads` threads call the lock and may run
+ * on `cpus` CPUs, `server_cpus` of which run servers: the measured `mean` (the caller's wall
+ * time per call), scaled by the share of a CPU each thread gets on that path (delegation takes
+ * the server CPUs from the program while it runs). Pure (tested on synthetic inputs). */
+RCL_HIDDEN uint64_t rcl_adaptive_effective(uint64_t mean, enum rcl_path path, unsigned threads,
+                                           int cpus, int server_cpus);
 
 struct rcl_lock_entry;
 /* One adaptive call: the section and its lock's entry, run through rcl_adaptive_run, which

@@ -7,7 +7,8 @@
 // RUN: %t 2>&1 | FileCheck %s
 // CHECK: child started pinned to server CPUs only: yes
 // CHECK: rcl: a thread confined to server CPU(s) {{.*}} delegates (created inside a delegated
-// critical section?); moved to CPUs CHECK: child after delegating: off the server CPUs
+// CHECK-SAME: critical section?); moved to CPUs
+// CHECK: child after delegating: off the server CPUs
 #include "Inputs/harness.h"
 #include "internal.h"
 #include <rcl/rcl.h>

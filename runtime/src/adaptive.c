@@ -52,7 +52,13 @@
  *     the margin; one epoch alone is noise) resets explore_every, so the other path is tried
  *     again soon;
  *   - a saturated server (its poller found no idle moment during the epoch) is not explored
- *     towards: more delegation would only queue longer.
+ *     towards: more delegation would only queue longer;
+ *   - crowded (delegating would leave the lock's callers fewer CPUs than threads: the server
+ *     takes one they use): a trial of the server starts at most once a second, and its
+ *     confirmation lasts 50 ms as well as 4 epochs, so that its calls per second include the
+ *     scheduler's turns among the threads; a losing trial costs at most ~5 % of the time. (A
+ *     16-call exploration and 4 short epochs cannot see a client descheduled for a few ms: on
+ *     kvstore at 4 threads the lock flapped 20-40 times in 1.5 s, 20-61 % delegated.)
  * Start: local (the original program's behaviour), with the first exploration after one epoch.
  * Mixed mode makes every mixture of local and delegated sections on one mutex correct, so a
  * decision may change at any call, and threads need not agree at any instant.
@@ -74,16 +80,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RCL_ADAPTIVE_SLOTS  1024 /* locks tracked; others take the delegated path */
-#define RCL_ADAPTIVE_SAMPLE 16   /* one call in 16 per thread is timed */
-#define RCL_ADAPTIVE_EPOCH  64   /* samples per decision */
-#define RCL_EXPLORE_EPOCH   16   /* samples of an exploration: every call is timed then */
-#define RCL_PATH_EXPLORING  2    /* path word: the current epoch explores */
-#define RCL_SAMPLE_CAP      16   /* a sample counts at most 16x the path's last estimate */
-#define RCL_EXPLORE_MAX     256  /* epochs between explorations, at most */
-#define RCL_EXPLORE_WARMUP  4    /* first calls of an exploration, not timed (see below) */
-#define RCL_SAMPLE_BATCH    8    /* samples a thread adds to the shared sums at a time */
-#define RCL_CONFIRM_EPOCHS  4    /* full epochs that must confirm an exploration's win */
+#define RCL_ADAPTIVE_SLOTS     1024 /* locks tracked; others take the delegated path */
+#define RCL_ADAPTIVE_SAMPLE    16   /* one call in 16 per thread is timed */
+#define RCL_ADAPTIVE_EPOCH     64   /* samples per decision */
+#define RCL_EXPLORE_EPOCH      16   /* samples of an exploration: every call is timed then */
+#define RCL_PATH_EXPLORING     2    /* path word: the current epoch explores */
+#define RCL_SAMPLE_CAP         16   /* a sample counts at most 16x the path's last estimate */
+#define RCL_EXPLORE_MAX        256  /* epochs between explorations, at most */
+#define RCL_EXPLORE_WARMUP     4    /* first calls of an exploration, not timed (see below) */
+#define RCL_SAMPLE_BATCH       8    /* samples a thread adds to the shared sums at a time */
+#define RCL_CONFIRM_EPOCHS     4    /* full epochs that must confirm an exploration's win */
+#define RCL_CROWDED_TRIAL_NS   1000000000ull /* crowded: a trial of the server once a second */
+#define RCL_CROWDED_CONFIRM_NS 50000000ull   /* ... whose confirmation lasts 50 ms */
 
 /* One converted lock (three lines: read by every call / sampling / counted under the mutex). */
 struct rcl_lock_entry {
@@ -161,9 +169,10 @@ static bool back_off(struct rcl_adaptive_state *st, enum rcl_path other, int lea
     return true;
 }
 
-bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur, uint64_t mean,
-                         uint64_t wall, bool server_saturated) {
+bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
+                         const struct rcl_epoch *ep) {
     enum rcl_path other = cur == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
+    uint64_t mean = ep->mean, wall = ep->wall;
     /* The path's estimate: a trial epoch's mean as it is; a steady epoch's smoothed (3/4 of
      * the old estimate), so that an exploration is compared with the path's level, not with
      * one epoch that a preempted holder made look twice as slow (kvstore at 4 threads on 2
@@ -180,9 +189,14 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur, uint6
     if (st->confirming) { /* the full epochs on `cur` after its exploration won */
         st->confirm_sum += mean;
         st->confirm_wall += wall;
-        if (--st->confirming > 0) return false;
-        mean = st->confirm_sum / RCL_CONFIRM_EPOCHS;
-        wall = st->confirm_wall / RCL_CONFIRM_EPOCHS;
+        /* Crowded (see below): the confirmation lasts RCL_CROWDED_CONFIRM_NS as well, so that
+         * its calls per second include the scheduler's turns among the threads. */
+        if (++st->confirm_n < RCL_CONFIRM_EPOCHS ||
+            (st->confirm_until_ns && ep->now_ns < st->confirm_until_ns))
+            return false;
+        st->confirming = 0;
+        mean = st->confirm_sum / st->confirm_n;
+        wall = st->confirm_wall / st->confirm_n;
         /* The calls must be cheaper, and the lock's calls per second must not drop: a caller's
          * clock does not see a client descheduled between calls because the server took its
          * CPU (kvstore at 4 threads on 2 CPUs: delegated calls 6x faster, the program 1.4x
@@ -213,9 +227,13 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur, uint6
         st->exploring = false;
         if (mean * 100 < st->est[other] * (100 - RCL_ADAPTIVE_MARGIN)) {
             /* stay for RCL_CONFIRM_EPOCHS full epochs, whose mean must confirm the win */
-            st->confirming = RCL_CONFIRM_EPOCHS;
+            st->confirming = 1;
+            st->confirm_n = 0;
             st->confirm_sum = 0;
             st->confirm_wall = 0;
+            st->confirm_until_ns = cur == RCL_PATH_DELEGATE && ep->crowded && ep->now_ns
+                                       ? ep->now_ns + RCL_CROWDED_CONFIRM_NS
+                                       : 0;
             return false;
         }
         st->compared_at = st->est[other];
@@ -240,13 +258,27 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur, uint6
         st->phase_hits = 0;
     }
     if (--st->explore_in > 0) return false;
-    if (other == RCL_PATH_DELEGATE && server_saturated) {
+    /* Crowded: delegating would leave the lock's callers fewer CPUs than threads (the server
+     * takes one they use). Whether delegation then pays shows only in calls per second over
+     * several scheduler turns, not in a 16-call exploration (kvstore at 4 threads on 2 CPUs:
+     * delegated calls measured 6x faster, the program ran 1.4x slower, and the lock flapped
+     * 20-40 times in 1.5 s). So a trial towards the server starts at most once per
+     * RCL_CROWDED_TRIAL_NS, and its confirmation lasts RCL_CROWDED_CONFIRM_NS: a losing trial
+     * costs at most 5 % of the time. */
+    if (other == RCL_PATH_DELEGATE && ep->crowded && ep->now_ns && st->trial_ns &&
+        ep->now_ns - st->trial_ns < RCL_CROWDED_TRIAL_NS) {
+        st->explore_in = st->explore_every < 1 ? 1 : st->explore_every;
+        st->reason = RCL_REASON_CROWDED;
+        return false;
+    }
+    if (other == RCL_PATH_DELEGATE && ep->server_saturated) {
         st->explore_in = st->explore_every < 1 ? 1 : st->explore_every;
         st->reason = RCL_REASON_SERVER_SATURATED;
         return false;
     }
     st->exploring = true;
     st->reason = RCL_REASON_EXPLORING;
+    if (other == RCL_PATH_DELEGATE) st->trial_ns = ep->now_ns;
     return true;
 }
 
@@ -314,11 +346,16 @@ static void close_epoch(struct rcl_lock_entry *e, struct rcl_server *s) {
         enum rcl_path cur = atomic_load_explicit(&e->path, memory_order_relaxed) & 1;
         int cpus, server_cpus;
         caller_cpus(&cpus, &server_cpus);
-        uint64_t cost = rcl_adaptive_effective(sum / n, cur, callers_of(e), cpus, server_cpus);
+        unsigned threads = callers_of(e);
+        struct rcl_epoch ep;
+        ep.mean = rcl_adaptive_effective(sum / n, cur, threads, cpus, server_cpus);
         uint64_t now = rcl_ticks(), began = e->epoch_began;
         e->epoch_began = now;
-        uint64_t wall = began && !(e->path & RCL_PATH_EXPLORING) ? (now - began) / n : 0;
-        if (rcl_adaptive_decide(&e->st, cur, cost, wall, server_saturated(s, &e->st)))
+        ep.wall = began && !(e->path & RCL_PATH_EXPLORING) ? (now - began) / n : 0;
+        ep.now_ns = rcl_now_ns();
+        ep.server_saturated = server_saturated(s, &e->st);
+        ep.crowded = server_cpus > 0 && threads > (unsigned)(cpus - server_cpus);
+        if (rcl_adaptive_decide(&e->st, cur, &ep))
             cur = cur == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
         if (e->st.exploring)
             atomic_store_explicit(&e->warmup, RCL_EXPLORE_WARMUP, memory_order_relaxed);
@@ -416,6 +453,8 @@ static const char *reason_text(enum rcl_reason r) {
         return "local measured faster";
     case RCL_REASON_SERVER_SATURATED:
         return "server saturated";
+    case RCL_REASON_CROWDED:
+        return "the server would take a CPU the callers use";
     }
     return "?";
 }

@@ -381,31 +381,42 @@ enum rcl_reason {
     RCL_REASON_DELEGATE_FASTER,
     RCL_REASON_LOCAL_FASTER,
     RCL_REASON_SERVER_SATURATED,
+    RCL_REASON_CROWDED,
 };
 
 /* The adaptive policy's state for one lock (adaptive.c's design comment). Zeroed: new. */
 struct rcl_adaptive_state {
-    uint64_t est[2];       /* latest mean cost per call of each path, in rcl_ticks() (0: never) */
-    uint64_t compared_at;  /* the cost of the path kept at the last comparison of the two */
-    int phase_hits;        /* steady epochs in a row that looked like a phase change */
-    int explore_in;        /* epochs left before the next exploration */
-    int explore_every;     /* epochs between explorations (doubles while they lose) */
-    bool exploring;        /* the epoch that just ended tried the other path */
-    int confirming;        /* it won: epochs left that must confirm the win (mean of them) */
-    uint64_t confirm_sum;  /* their means so far */
-    uint64_t wall[2];      /* each path's epochs' wall time per sample (steady, smoothed) */
-    uint64_t confirm_wall; /* the confirming epochs' so far */
+    uint64_t est[2];      /* latest mean cost per call of each path, in rcl_ticks() (0: never) */
+    uint64_t compared_at; /* the cost of the path kept at the last comparison of the two */
+    int phase_hits;       /* steady epochs in a row that looked like a phase change */
+    int explore_in;       /* epochs left before the next exploration */
+    int explore_every;    /* epochs between explorations (doubles while they lose) */
+    bool exploring;       /* the epoch that just ended tried the other path */
+    int confirming;       /* it won: the epochs now running must confirm the win (their mean) */
+    int confirm_n;        /* confirming epochs so far */
+    uint64_t confirm_until_ns; /* crowded: the confirmation also lasts until then (0: not) */
+    uint64_t trial_ns;         /* when the last trial of the server began */
+    uint64_t confirm_sum;      /* their means so far */
+    uint64_t wall[2];          /* each path's epochs' wall time per sample (steady, smoothed) */
+    uint64_t confirm_wall;     /* the confirming epochs' so far */
     uint32_t epochs, switches;
     uint32_t switched_at;            /* epochs at the last switch */
     enum rcl_reason reason;          /* of the last decision that changed or kept a path */
     uint64_t seen_served, seen_idle; /* the server's counters at the last decision */
 };
 
-/* The decision at the end of an epoch that measured path cur at `mean` ticks per call, the epoch
- * having lasted `wall` ticks per sample (the lock's calls per second, inverted; 0: unknown):
- * true to switch to the other path. Pure (tested on synthetic inputs). */
-RCL_HIDDEN bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur, uint64_t mean,
-                                    uint64_t wall, bool server_saturated);
+/* The decision at the end of an epoch that measured path cur (ep): true to switch to the other
+ * path. Pure (tested on synthetic inputs). */
+/* What an epoch measured, for the decision. */
+struct rcl_epoch {
+    uint64_t mean;         /* cost per call, rcl_ticks() (scaled: rcl_adaptive_effective) */
+    uint64_t wall;         /* the epoch's wall time per sample, rcl_ticks() (0: unknown) */
+    uint64_t now_ns;       /* when it ended, CLOCK_MONOTONIC (0: unknown) */
+    bool server_saturated; /* the server found no idle moment during the epoch */
+    bool crowded;          /* delegating leaves the lock's callers fewer CPUs than threads */
+};
+RCL_HIDDEN bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
+                                    const struct rcl_epoch *ep);
 /* What one call on `path` costs the program when `threads` threads call the lock and may run
  * on `cpus` CPUs, `server_cpus` of which run servers: the measured `mean` (the caller's wall
  * time per call), scaled by the share of a CPU each thread gets on that path (delegation takes

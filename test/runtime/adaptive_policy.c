@@ -20,6 +20,7 @@
 // CHECK: flapping: switches {{[0-9]+}}, at most 1 in 300 epochs
 // CHECK: throughput drops: local, switches 0
 // CHECK: throughput kept: delegate, switches 1
+// CHECK: crowded: trials of the server 3 in 3 s, each confirmed over 50 ms: {{[0-9]+}} epochs delegated
 // CHECK: cpu share: 2 threads on 2 CPUs with a server: local 1000, delegated 1200 -> local
 // CHECK: cpu share: 4 threads confined to a CPU without server:
 // CHECK-SAME: local 4000, delegated 2400 -> delegate
@@ -28,12 +29,19 @@
 #include "Inputs/harness.h"
 #include "internal.h"
 
+/* One epoch's measure: cost per call, wall time per sample (0: unknown), nothing else. */
+static bool decide(struct rcl_adaptive_state *st, enum rcl_path path, uint64_t mean, uint64_t wall,
+                   bool saturated) {
+    struct rcl_epoch ep = {mean, wall, 0, saturated, false};
+    return rcl_adaptive_decide(st, path, &ep);
+}
+
 /* Run `epochs` epochs; cost[path] is what an epoch on that path measures. */
 static enum rcl_path run(struct rcl_adaptive_state *st, enum rcl_path path, int epochs,
                          const uint64_t cost[2], bool saturated, int *delegated_epochs) {
     for (int i = 0; i < epochs; i++) {
         *delegated_epochs += path == RCL_PATH_DELEGATE;
-        if (rcl_adaptive_decide(st, path, cost[path], 0, saturated))
+        if (decide(st, path, cost[path], 0, saturated))
             path = path == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
     }
     return path;
@@ -107,7 +115,7 @@ int main(void) {
         uint64_t cost = p == RCL_PATH_LOCAL ? 1000 : 1150;
         if (exploring && p == RCL_PATH_DELEGATE && explorations++ % 3 == 0) cost = 800;
         d += p == RCL_PATH_DELEGATE;
-        if (rcl_adaptive_decide(&nz, p, cost, 0, false)) {
+        if (decide(&nz, p, cost, 0, false)) {
             p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
             changes++;
         }
@@ -127,7 +135,7 @@ int main(void) {
     for (int i = 0; i < 3000; i++) {
         rnd = rnd * 1103515245u + 12345u;
         uint64_t cost = p == RCL_PATH_DELEGATE ? 1500 : (rnd >> 16) % 5 < 2 ? 3000 : 1000;
-        if (rcl_adaptive_decide(&fl, p, cost, 0, false))
+        if (decide(&fl, p, cost, 0, false))
             p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
     }
     printf("flapping: switches %u, at most 1 in 300 epochs\n", fl.switches);
@@ -141,9 +149,35 @@ int main(void) {
         const uint64_t wall[2] = {1000, kept ? 1000 : 1600};
         p = RCL_PATH_LOCAL;
         for (int i = 0; i < 200; i++)
-            if (rcl_adaptive_decide(&tp, p, p == RCL_PATH_LOCAL ? 1000 : 600, wall[p], false))
+            if (decide(&tp, p, p == RCL_PATH_LOCAL ? 1000 : 600, wall[p], false))
                 p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
         printf("throughput %s: %s, switches %u\n", kept ? "kept" : "drops", name(p), tp.switches);
+    }
+
+    /* Crowded (the server would take a CPU the callers use): delegated calls look faster (600
+     * against 1000) but the lock's calls per second drop (wall 1600 against 1000). One epoch
+     * per ms for 3 s: the server is tried at most once a second, and each trial is confirmed
+     * (and refused) over 50 ms, not 4 epochs. */
+    {
+        struct rcl_adaptive_state cr = {0};
+        const uint64_t wall[2] = {1000, 1600};
+        int trials = 0, delegated = 0;
+        p = RCL_PATH_LOCAL;
+        for (int ms = 1; ms <= 3000; ms++) {
+            struct rcl_epoch ep = {p == RCL_PATH_LOCAL ? 1000 : 600, wall[p], (uint64_t)ms * 1000000,
+                                   false, true};
+            delegated += p == RCL_PATH_DELEGATE;
+            bool exploring = cr.exploring;
+            if (rcl_adaptive_decide(&cr, p, &ep)) {
+                p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
+                trials += p == RCL_PATH_DELEGATE && !exploring;
+            }
+        }
+        printf("crowded: trials of the server %d in 3 s, each confirmed over 50 ms: %d epochs "
+               "delegated\n",
+               trials, delegated);
+        CHECK(cr.switches == 0 && p == RCL_PATH_LOCAL);
+        CHECK(delegated <= 3000 * 6 / 100); /* a losing trial costs at most ~5 % of the time */
     }
 
     /* The CPU share: delegation takes the server's CPU from the program while it runs. Raw

@@ -17,8 +17,8 @@
  * closing thread may run on P CPUs, S of which run servers; a path whose usable CPUs (P, or
  * P - S for delegation) are fewer than T costs T / usable times its mean. With one server on a
  * 2-CPU machine and 2 threads, delegation must be twice as fast per call to win (kvstore at 2
- * threads delegated for 0.7x the original's throughput before; at 4 threads it still does: a
- * crude model, see docs/results.md); with the program's
+ * threads delegated for 0.7x the original's throughput before; at 4 threads the model alone
+ * is not enough: see "crowded" below); with the program's
  * threads confined to CPUs without servers, or on a big machine, nothing is scaled.
  * No threshold is a constant tuned to one machine: the two paths' costs are measured where the
  * program runs, on its own sections.

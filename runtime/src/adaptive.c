@@ -177,14 +177,10 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
      * the old estimate), so that an exploration is compared with the path's level, not with
      * one epoch that a preempted holder made look twice as slow (kvstore at 4 threads on 2
      * CPUs switched 45 times a second on such epochs). Samplers read it (cap). */
-    uint64_t est = st->est[cur];
-    if (!st->confirming && !st->exploring && est)
-        est = (3 * est + mean) / 4;
-    else
-        est = mean;
-    __atomic_store_n(&st->est[cur], est, __ATOMIC_RELAXED);
-    if (!st->confirming && !st->exploring && wall)
-        st->wall[cur] = st->wall[cur] ? (3 * st->wall[cur] + wall) / 4 : wall;
+    bool steady = !st->confirming && !st->exploring;
+    __atomic_store_n(&st->est[cur], steady ? rcl_smooth(st->est[cur], mean) : mean,
+                     __ATOMIC_RELAXED);
+    if (steady && wall) st->wall[cur] = rcl_smooth(st->wall[cur], wall);
     st->epochs++;
     if (st->confirming) { /* the full epochs on `cur` after its exploration won */
         st->confirm_sum += mean;
@@ -194,7 +190,7 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
         if (++st->confirm_n < RCL_CONFIRM_EPOCHS ||
             (st->confirm_until_ns && ep->now_ns < st->confirm_until_ns))
             return false;
-        st->confirming = 0;
+        st->confirming = false;
         mean = st->confirm_sum / st->confirm_n;
         wall = st->confirm_wall / st->confirm_n;
         /* The calls must be cheaper, and the lock's calls per second must not drop: a caller's
@@ -227,7 +223,7 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
         st->exploring = false;
         if (mean * 100 < st->est[other] * (100 - RCL_ADAPTIVE_MARGIN)) {
             /* stay for RCL_CONFIRM_EPOCHS full epochs, whose mean must confirm the win */
-            st->confirming = 1;
+            st->confirming = true;
             st->confirm_n = 0;
             st->confirm_sum = 0;
             st->confirm_wall = 0;
@@ -265,15 +261,15 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
      * 20-40 times in 1.5 s). So a trial towards the server starts at most once per
      * RCL_CROWDED_TRIAL_NS, and its confirmation lasts RCL_CROWDED_CONFIRM_NS: a losing trial
      * costs at most 5 % of the time. */
+    enum rcl_reason hold = RCL_REASON_NONE; /* why the server is not tried now */
     if (other == RCL_PATH_DELEGATE && ep->crowded && ep->now_ns && st->trial_ns &&
-        ep->now_ns - st->trial_ns < RCL_CROWDED_TRIAL_NS) {
+        ep->now_ns - st->trial_ns < RCL_CROWDED_TRIAL_NS)
+        hold = RCL_REASON_CROWDED;
+    else if (other == RCL_PATH_DELEGATE && ep->server_saturated)
+        hold = RCL_REASON_SERVER_SATURATED;
+    if (hold != RCL_REASON_NONE) {
         st->explore_in = st->explore_every < 1 ? 1 : st->explore_every;
-        st->reason = RCL_REASON_CROWDED;
-        return false;
-    }
-    if (other == RCL_PATH_DELEGATE && ep->server_saturated) {
-        st->explore_in = st->explore_every < 1 ? 1 : st->explore_every;
-        st->reason = RCL_REASON_SERVER_SATURATED;
+        st->reason = hold;
         return false;
     }
     st->exploring = true;
@@ -294,12 +290,17 @@ static bool server_saturated(struct rcl_server *s, struct rcl_adaptive_state *st
     return saturated;
 }
 
+/* The CPUs the lock's callers can use on `path`: delegating takes the server CPUs away. */
+static unsigned usable_cpus(enum rcl_path path, int cpus, int server_cpus) {
+    int usable = path == RCL_PATH_DELEGATE ? cpus - server_cpus : cpus;
+    return usable < 1 ? 1 : (unsigned)usable;
+}
+
 uint64_t rcl_adaptive_effective(uint64_t mean, enum rcl_path path, unsigned threads, int cpus,
                                 int server_cpus) {
-    int usable = path == RCL_PATH_DELEGATE ? cpus - server_cpus : cpus;
-    if (usable < 1) usable = 1;
-    if (threads <= (unsigned)usable) return mean; /* every caller has a CPU of its own */
-    return mean * threads / (unsigned)usable;
+    unsigned usable = usable_cpus(path, cpus, server_cpus);
+    if (threads <= usable) return mean; /* every caller has a CPU of its own */
+    return mean * threads / usable;
 }
 
 /* The calling thread's CPUs and how many of them run servers, looked up every 256 epochs it
@@ -354,7 +355,7 @@ static void close_epoch(struct rcl_lock_entry *e, struct rcl_server *s) {
         ep.wall = began && !(e->path & RCL_PATH_EXPLORING) ? (now - began) / n : 0;
         ep.now_ns = rcl_now_ns();
         ep.server_saturated = server_saturated(s, &e->st);
-        ep.crowded = server_cpus > 0 && threads > (unsigned)(cpus - server_cpus);
+        ep.crowded = server_cpus > 0 && threads > usable_cpus(RCL_PATH_DELEGATE, cpus, server_cpus);
         if (rcl_adaptive_decide(&e->st, cur, &ep))
             cur = cur == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
         if (e->st.exploring)

@@ -266,6 +266,12 @@ struct rcl_server {
     _Atomic uint64_t local_waits;    /* requests waited for in pthread_mutex_lock (pass.c) */
 } __attribute__((aligned(RCL_CACHE_LINE)));
 
+/* A smoothed measure: 3/4 of the old value and 1/4 of the new one (the new one alone when there
+ * is no old one, 0). */
+static inline uint64_t rcl_smooth(uint64_t old, uint64_t x) {
+    return old ? (3 * old + x) / 4 : x;
+}
+
 /* Statistics counter with one writer at a time (the poller, or whoever holds pool_lock): a
  * relaxed load and store, no read-modify-write. */
 static inline void rcl_stat_add(_Atomic uint64_t *c, uint64_t n) {
@@ -293,9 +299,9 @@ enum rcl_pass_end {
     RCL_PASS_WAIT, /* p->wait found its mutex held by a local holder for RCL_LOCAL_WAIT_US:
                       the worker must give the role up, then call rcl_pass_serve_waited */
 };
-/* One pass of the poller w over its server's mailboxes: runs and answers what it can. The
- * wake-ups owed to parked clients may still be pending (rcl_pass_flush); the batch's mutex may
- * still be held (rcl_pass_release). */
+/* One pass of the poller w over its server's mailboxes (p: its counters, set up here): runs and
+ * answers what it can. The wake-ups owed to parked clients may still be pending (rcl_pass_flush);
+ * the batch's mutex may still be held (rcl_pass_release). */
 RCL_HIDDEN enum rcl_pass_end rcl_pass_scan(struct rcl_worker *w, struct rcl_pass *p);
 /* After RCL_PASS_WAIT, w no longer polling: wait for p->wait's mutex, run and answer it. */
 RCL_HIDDEN void rcl_pass_serve_waited(struct rcl_worker *w, struct rcl_pass *p);
@@ -392,7 +398,7 @@ struct rcl_adaptive_state {
     int explore_in;       /* epochs left before the next exploration */
     int explore_every;    /* epochs between explorations (doubles while they lose) */
     bool exploring;       /* the epoch that just ended tried the other path */
-    int confirming;       /* it won: the epochs now running must confirm the win (their mean) */
+    bool confirming;      /* it won: the epochs now running must confirm the win (their mean) */
     int confirm_n;        /* confirming epochs so far */
     uint64_t confirm_until_ns; /* crowded: the confirmation also lasts until then (0: not) */
     uint64_t trial_ns;         /* when the last trial of the server began */

@@ -319,6 +319,7 @@ enum rcl_pass_end rcl_pass_scan(struct rcl_worker *w, struct rcl_pass *p) {
     uint32_t nbusy = atomic_load_explicit(&s->nbusy, memory_order_acquire);
     uint32_t n = atomic_load_explicit(&s->nslots, memory_order_acquire); /* pairs: alloc */
     struct rcl_chunk *c = s->chunks;
+    p->served = p->blocked = p->busy = p->back = p->nanswered = 0;
     p->wait = NULL;
     for (uint32_t base = 0; base < n; base += RCL_CHUNK_SLOTS) {
         uint32_t lim = n - base < RCL_CHUNK_SLOTS ? n - base : RCL_CHUNK_SLOTS;

@@ -431,7 +431,6 @@ static void poll_loop(struct rcl_worker *w) {
         if (__builtin_expect(atomic_load_explicit(&s->fork_hold, memory_order_acquire), 0))
             fork_pause(s);
         struct rcl_pass p;
-        p.served = p.blocked = p.busy = p.back = p.nanswered = 0;
         w->pass = &p;
         enum rcl_pass_end end = rcl_pass_scan(w, &p);
         if (end == RCL_PASS_WAIT) {

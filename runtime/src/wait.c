@@ -55,7 +55,7 @@ static bool core_shared(void) {
     uint64_t dt = rcl_now_ns() - t0;
     if (dt < tls_yield_min) tls_yield_min = dt;
     bool shared = dt > 2 * tls_yield_min + 1000;
-    if (shared) tls_switch_ns = tls_switch_ns ? (3 * tls_switch_ns + dt) / 4 : dt;
+    if (shared) tls_switch_ns = rcl_smooth(tls_switch_ns, dt);
     return shared;
 }
 
@@ -79,13 +79,11 @@ void rcl_client_wait(struct rcl_server *s, struct rcl_mailbox *mb) {
     const uint64_t spin_first =
         tls_switch_ns < rcl_rt.cfg.spin_ns / 2 ? tls_switch_ns : rcl_rt.cfg.spin_ns / 2;
     bool shared = false, looked = false;
+    uint64_t now = start; /* one clock read per round of 64 polls */
     for (unsigned round = 0;; round++) {
-        if (!rcl_rt.cfg.wait_spin_only && (!looked || round % 16 == 0)) {
-            uint64_t now = rcl_now_ns();
-            if (now - start >= spin_first) {
-                shared = core_shared(); /* look again now and then */
-                looked = true;
-            }
+        if (!rcl_rt.cfg.wait_spin_only && (looked ? round % 16 == 0 : now - start >= spin_first)) {
+            shared = core_shared(); /* look again now and then */
+            looked = true;
         }
         for (int k = 0; k < 64; k++) {
             if (answered(mb)) return;
@@ -94,7 +92,8 @@ void rcl_client_wait(struct rcl_server *s, struct rcl_mailbox *mb) {
             else
                 rcl_cpu_relax();
         }
-        if (withdrawn(s, mb) || rcl_now_ns() >= deadline) break;
+        now = rcl_now_ns();
+        if (withdrawn(s, mb) || now >= deadline) break;
     }
     if (answered(mb)) return;
     atomic_fetch_add_explicit(&s->nparked, 1, memory_order_seq_cst);

@@ -1,10 +1,10 @@
 import os
 import struct
 import sys
-import tempfile
 import unittest
 
 from rcltools import elf
+from tests.files import temp_file
 
 
 def fake_elf(is64, little, sections=(), interp=False):
@@ -55,11 +55,7 @@ def fake_elf(is64, little, sections=(), interp=False):
 
 class ElfTest(unittest.TestCase):
     def write(self, data):
-        fd, path = tempfile.mkstemp()
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        self.addCleanup(os.unlink, path)
-        return path
+        return temp_file(self, data)
 
     def test_debug_info_in_every_class_and_byte_order(self):
         for is64 in (True, False):

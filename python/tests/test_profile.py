@@ -1,18 +1,14 @@
 import json
 import os
-import tempfile
 import unittest
 
 from rcltools import profile
+from tests.files import temp_file
 
 
 class ProfileTest(unittest.TestCase):
     def write(self, text):
-        fd, path = tempfile.mkstemp(suffix=".json")
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        self.addCleanup(os.unlink, path)
-        return path
+        return temp_file(self, text, suffix=".json")
 
     def test_load(self):
         p = self.write(json.dumps({"schema": profile.SCHEMA, "locks": []}))

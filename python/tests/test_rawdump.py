@@ -1,8 +1,7 @@
-import os
-import tempfile
 import unittest
 
 from rcltools import rawdump
+from tests.files import temp_file
 
 
 def header(**over):
@@ -23,11 +22,7 @@ def record(**over):
 
 class RawDumpTest(unittest.TestCase):
     def write(self, data):
-        fd, path = tempfile.mkstemp(suffix=".raw")
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        self.addCleanup(os.unlink, path)
-        return path
+        return temp_file(self, data, suffix=".raw")
 
     def test_round_trip(self):
         exe, maps = b"/bin/prog", b"00400000-00401000 r-xp 00000000 08:01 1 /bin/prog\n"

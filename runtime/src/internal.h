@@ -367,6 +367,7 @@ struct rcl_runtime {
     rcl_prof_cs_begin_fn prof_begin; /* profiler hooks, NULL unless preloaded */
     rcl_prof_cs_end_fn prof_end;
     rcl_prof_server_thread_fn prof_server_thread; /* NULL unless a profiler defines it */
+    bool fast_ok; /* nothing needs to see each call: the inline fast path may run (delegate.c) */
 };
 
 extern RCL_HIDDEN struct rcl_runtime rcl_rt;

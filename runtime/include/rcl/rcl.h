@@ -162,6 +162,66 @@ RCL_API enum rcl_mode rcl_mode(void);
 /** rcl_on_server - nonzero when the calling thread is a server thread running a CS. */
 RCL_API int rcl_on_server(void);
 
+/*
+ * The inline fast path of rcl_delegate (internal: nothing here is part of the interface).
+ *
+ * A call that the runtime would run in the caller anyway -- RCL_MODE=local, or an adaptive lock
+ * whose current path is local and whose next timed call is not due -- runs here, in the caller's
+ * own code, without entering librcl: fn is then a constant at the call site and the compiler
+ * may inline the outlined section back into its caller, so a converted lock that runs locally
+ * costs what the original lock/unlock pair cost. Everything else calls rcl_delegate.
+ *
+ * Who writes what (runtime/src/delegate.c, "The inline fast path"): rcl__all_local, once at
+ * start-up, by the thread that starts the runtime (1 only in local mode with no profiler and no
+ * RCL_STATS); rcl__fast, only by its own thread, in rcl_delegate's adaptive path, which
+ * grants rcl__left local calls of rcl__lock up to the lock's next timed call; rcl__path points at
+ * the lock's current path in the runtime's table (low bits 0: local), which only the runtime
+ * writes: a lock that switches to delegation is delegated from the next call on. Define
+ * RCL_NO_INLINE before including this header to make every call enter librcl.
+ */
+struct rcl__fast {
+    pthread_mutex_t *rcl__lock; /* the lock this thread may run locally, */
+    unsigned rcl__left;         /* this many more calls, */
+    const unsigned *rcl__path;  /* while *rcl__path & 3 is 0 (local, no exploration) */
+};
+extern RCL_API __thread struct rcl__fast rcl__fast_tls __attribute__((tls_model("initial-exec")));
+extern RCL_API int rcl__all_local;
+
+/* What rcl-rewrite puts before each outlined section: inlined where the fast path calls it, so
+ * that a section run in the caller costs what it cost before the conversion (kvstore at one
+ * thread, RCL_MODE=local: 0.93x of the original with the sections called, 0.97-1.00x inlined).
+ * Define it empty (-DRCL_SECTION_INLINE=) if a compiler refuses to inline one (GCC reports that
+ * as an error); RCL_NO_INLINE makes it empty too. */
+#ifndef RCL_SECTION_INLINE
+#ifdef RCL_NO_INLINE
+#define RCL_SECTION_INLINE
+#else
+#define RCL_SECTION_INLINE __inline__ __attribute__((__always_inline__))
+#endif
+#endif
+
+#ifndef RCL_NO_INLINE
+/* (every name here starts with rcl__: a program's macros must not rename them) */
+static __inline__ __attribute__((always_inline)) int
+rcl__delegate_inline(pthread_mutex_t *rcl__lock, rcl_cs_fn rcl__fn, void *rcl__ctx) {
+    struct rcl__fast *rcl__f = &rcl__fast_tls;
+    int rcl__here = __atomic_load_n(&rcl__all_local, __ATOMIC_RELAXED);
+    if (!rcl__here && rcl__f->rcl__lock == rcl__lock && rcl__f->rcl__left &&
+        !(__atomic_load_n(rcl__f->rcl__path, __ATOMIC_RELAXED) & 3)) {
+        rcl__f->rcl__left--;
+        rcl__here = 1;
+    }
+    if (rcl__here) {
+        pthread_mutex_lock(rcl__lock);
+        int rcl__r = rcl__fn(rcl__ctx);
+        pthread_mutex_unlock(rcl__lock);
+        return rcl__r;
+    }
+    return rcl_delegate(rcl__lock, rcl__fn, rcl__ctx);
+}
+#define rcl_delegate(lock, fn, ctx) rcl__delegate_inline(lock, fn, ctx)
+#endif
+
 #ifdef __cplusplus
 }
 #endif

@@ -162,7 +162,10 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
     for (const auto &[From, To] : CS.MacroRenames)
         D += "#pragma push_macro(\"" + From + "\")\n#undef " + From + "\n#define " + From + " " +
              To + "\n";
-    D += "static int " + Name + "(void *rcl_arg)\n{\n";
+    // RCL_SECTION_INLINE (rcl.h): where the runtime runs the call in the caller (rcl.h's
+    // inline fast path: local mode, an adaptive lock on its local path) the compiler puts the
+    // section back where it came from, as the original code had it.
+    D += "static RCL_SECTION_INLINE int " + Name + "(void *rcl_arg)\n{\n";
     if (HasContext)
         D += Unit + StructName + " *rcl_ctx = rcl_arg;\n";
     else

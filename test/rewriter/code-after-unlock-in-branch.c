@@ -15,7 +15,7 @@ static int total;
 // CHECK-NEXT:     int c;
 // CHECK-NEXT:     int v;
 // CHECK-NEXT: };
-// CHECK: static int rcl_cs_add_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_add_1(void *rcl_arg)
 // CHECK:     int c = rcl_ctx->c;
 // CHECK-NEXT:     int v = rcl_ctx->v;
 // CHECK-NEXT:     if (c) {

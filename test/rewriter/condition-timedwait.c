@@ -26,7 +26,7 @@ static int ready, waiting;
 // CHECK-NEXT:     int *rc;
 // CHECK-NEXT:     const struct timespec *deadline;
 // CHECK-NEXT: };
-// CHECK: static int rcl_cs_timed_wait_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_timed_wait_1(void *rcl_arg)
 // CHECK-NEXT: {
 // CHECK-NEXT:     struct rcl_cs_timed_wait_1_ctx *rcl_ctx = rcl_arg;
 // CHECK-NEXT:     const struct timespec *deadline = rcl_ctx->deadline;
@@ -51,7 +51,7 @@ static int timed_wait(const struct timespec *deadline)
     return rc;
 }
 
-// CHECK: static int rcl_cs_clock_wait_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_clock_wait_1(void *rcl_arg)
 // CHECK:     clockid_t clock = rcl_ctx->clock;
 // CHECK:         (*rcl_ctx->rc) = rcl_cond_clockwait(&cv, &m, clock, deadline);
 // CHECK: rcl_delegate(&m, rcl_cs_clock_wait_1, &rcl_ctx);
@@ -67,7 +67,7 @@ static int clock_wait(clockid_t clock, const struct timespec *deadline)
     return rc;
 }
 
-// CHECK: static int rcl_cs_signaller_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_signaller_1(void *rcl_arg)
 // CHECK:     if (waiting) {
 // CHECK-NEXT:         ready = 1;
 // CHECK-NEXT:         pthread_cond_signal(&cv);

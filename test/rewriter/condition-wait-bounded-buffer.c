@@ -29,7 +29,7 @@ static struct buffer buf = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
                             PTHREAD_COND_INITIALIZER, {0}, 0, 0, 0};
 static unsigned char seen[ITEMS];
 
-// CHECK: static int rcl_cs_put_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_put_1(void *rcl_arg)
 // CHECK-NEXT: {
 // CHECK-NEXT:     struct rcl_cs_put_1_ctx *rcl_ctx = rcl_arg;
 // CHECK-NEXT:     struct buffer *b = rcl_ctx->b;
@@ -60,7 +60,7 @@ static void put(struct buffer *b, int item)
 // CHECK-NEXT:     struct buffer *b;
 // CHECK-NEXT:     int *item;
 // CHECK-NEXT: };
-// CHECK: static int rcl_cs_get_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_get_1(void *rcl_arg)
 // CHECK:     while (b->count == 0)
 // CHECK-NEXT:         rcl_cond_wait(&b->not_empty, &b->lock);
 // CHECK-NEXT:     (*rcl_ctx->item) = b->items[b->head];

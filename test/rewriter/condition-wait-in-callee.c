@@ -48,7 +48,7 @@ static void await_workers(int n)
     wait_for_registration(n);
 }
 
-// CHECK: static int rcl_cs_register_worker_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_register_worker_1(void *rcl_arg)
 // CHECK:     pthread_cond_signal(&init_cond);
 static void register_worker(void)
 {
@@ -58,7 +58,7 @@ static void register_worker(void)
     pthread_mutex_unlock(&init_lock);
 }
 
-// CHECK: static int rcl_cs_wait_all_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_wait_all_1(void *rcl_arg)
 // CHECK-NEXT: {
 // CHECK-NEXT:     struct rcl_cs_wait_all_1_ctx *rcl_ctx = rcl_arg;
 // CHECK-NEXT:     int n = rcl_ctx->n;

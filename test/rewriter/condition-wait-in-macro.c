@@ -25,7 +25,7 @@ static int ready, v;
 // CHECK: #pragma push_macro("pthread_cond_wait")
 // CHECK-NEXT: #undef pthread_cond_wait
 // CHECK-NEXT: #define pthread_cond_wait rcl_cond_wait
-// CHECK-NEXT: static int rcl_cs_waiter_1(void *rcl_arg)
+// CHECK-NEXT: static RCL_SECTION_INLINE int rcl_cs_waiter_1(void *rcl_arg)
 // CHECK: WAIT_FOR(cv, m);
 // CHECK: }
 // CHECK-NEXT: #pragma pop_macro("pthread_cond_wait")

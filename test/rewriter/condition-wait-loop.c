@@ -27,7 +27,7 @@ struct slot {
 };
 
 // CHECK: #include <rcl/rcl.h>
-// CHECK: static int rcl_cs_await_start_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_await_start_1(void *rcl_arg)
 // CHECK-NEXT: {
 // CHECK-NEXT:     (void)rcl_arg;
 // CHECK-NEXT:     while (!ready)
@@ -44,7 +44,7 @@ static void await_start(void)
     pthread_mutex_unlock(&m);
 }
 
-// CHECK: static int rcl_cs_start_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_start_1(void *rcl_arg)
 // CHECK:     ready = 1;
 // CHECK-NEXT:     pthread_cond_broadcast(&c);
 // CHECK-NEXT:     return 0;
@@ -60,7 +60,7 @@ static void start(void)
 // CHECK-NEXT:     struct slot *s;
 // CHECK-NEXT:     int *got;
 // CHECK-NEXT: };
-// CHECK: static int rcl_cs_take_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_take_1(void *rcl_arg)
 // CHECK-NEXT: {
 // CHECK-NEXT:     struct rcl_cs_take_1_ctx *rcl_ctx = rcl_arg;
 // CHECK-NEXT:     struct slot *s = rcl_ctx->s;
@@ -87,7 +87,7 @@ static int take(struct slot *s)
     return got;
 }
 
-// CHECK: static int rcl_cs_put_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_put_1(void *rcl_arg)
 // CHECK:     while (s->full)
 // CHECK-NEXT:         rcl_cond_wait(&s->emptied, &s->lock);
 // CHECK-NEXT:     s->value = v;

@@ -20,7 +20,7 @@ static pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t opened = PTHREAD_COND_INITIALIZER;
 static int gate_open;
 
-// CHECK: static int rcl_cs_take_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_take_1(void *rcl_arg)
 // CHECK:     while (!full)
 // CHECK-NEXT:         rcl_cond_wait(&filled, &m);
 static int take(void)
@@ -57,7 +57,7 @@ static void put(int v)
     pthread_mutex_unlock(&m);
 }
 
-// CHECK: static int rcl_cs_wait_gate_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_wait_gate_1(void *rcl_arg)
 // CHECK:         rcl_cond_wait(&opened, &gate);
 // CHECK: rcl_delegate(&gate, rcl_cs_wait_gate_1, (void *)0);
 static void wait_gate(void)

@@ -17,7 +17,7 @@ static long counter;
 // CHECK-NEXT:     int k;
 // CHECK-NEXT:     long *v;
 // CHECK-NEXT: };
-// CHECK: static int rcl_cs_bump_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_bump_1(void *rcl_arg)
 // CHECK:     int k = rcl_ctx->k;
 // CHECK-NEXT:     (*rcl_ctx->v) = counter += k;
 // CHECK-NEXT:     int unused_after = k * 2;
@@ -51,7 +51,7 @@ static long snapshot(void)
 }
 
 // A declaration with constant initializers moves whole, before the call site.
-// CHECK: static int rcl_cs_table_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_table_1(void *rcl_arg)
 // CHECK-NOT: int t[3]
 // CHECK:     (*rcl_ctx->t)[1] += (int)counter;
 // CHECK: static int table(void)

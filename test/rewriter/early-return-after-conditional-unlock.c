@@ -20,7 +20,7 @@ struct queue {
 // CHECK-NEXT:     struct queue *q;
 // CHECK-NEXT:     int *it;
 // CHECK-NEXT: };
-// CHECK: static int rcl_cs_pop_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_pop_1(void *rcl_arg)
 // CHECK-NEXT: {
 // CHECK-NEXT:     struct rcl_cs_pop_1_ctx *rcl_ctx = rcl_arg;
 // CHECK-NEXT:     struct queue *q = rcl_ctx->q;

@@ -23,9 +23,9 @@
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static int nopen, saved;
 
-// CHECK: static int rcl_cs_main_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_main_1(void *rcl_arg)
 // CHECK:     (*rcl_ctx->fd) = open("/", O_WRONLY);
-// CHECK: static int rcl_cs_main_2(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_main_2(void *rcl_arg)
 // CHECK:     (*rcl_ctx->v) = strtol("99999999999999999999999", NULL, 10);
 // CHECK-NEXT: saved = errno;
 // CHECK: int main(void)

@@ -20,7 +20,7 @@ static int misses, deletes, busy;
 // CHECK-NEXT:     int key;
 // CHECK-NEXT:     int *rc;
 // CHECK-NEXT: };
-// CHECK: static int rcl_cs_kv_delete_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_kv_delete_1(void *rcl_arg)
 // CHECK-NEXT: {
 // CHECK-NEXT:     struct rcl_cs_kv_delete_1_ctx *rcl_ctx = rcl_arg;
 // CHECK-NEXT:     int key = rcl_ctx->key;
@@ -68,7 +68,7 @@ out:
 }
 
 // Two nested labels in front of the unlock, each reached by its own goto.
-// CHECK: static int rcl_cs_kv_take_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_kv_take_1(void *rcl_arg)
 // CHECK:         goto fail;
 // CHECK:         goto done;
 // CHECK:     (*rcl_ctx->v) = table[key];
@@ -100,7 +100,7 @@ done:
 }
 
 // The label on an empty statement, then the unlock.
-// CHECK: static int rcl_cs_kv_bump_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_kv_bump_1(void *rcl_arg)
 // CHECK:         goto out;
 // CHECK: out:;
 // CHECK-NEXT:     return 0;
@@ -117,7 +117,7 @@ out:;
 
 // The label on a statement that still needs the lock, then the unlock; a labelled exit
 // unlock whose tail (the return) runs in the caller.
-// CHECK: static int rcl_cs_kv_add_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_kv_add_1(void *rcl_arg)
 // CHECK:     if (table[key] < 0)
 // CHECK-NEXT:         goto out;
 // CHECK-NEXT:     if (table[key] > 1000) {

@@ -22,7 +22,7 @@
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static int table[8], stores, failures;
 
-// CHECK: static int rcl_cs_store_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_store_1(void *rcl_arg)
 // CHECK: if (key < 0 || key >= 8)
 // CHECK-NEXT: return 1;
 // CHECK: if (table[key] == value)

@@ -34,7 +34,7 @@ static void inc(void)
 #endif
 }
 
-// CHECK: static int rcl_cs_add_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_add_1(void *rcl_arg)
 // CHECK: #if WITH_THREADING
 // CHECK-NEXT: counter += n;
 // CHECK-NEXT: #else

@@ -12,7 +12,7 @@
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static int stock[8];
 
-// CHECK: static int rcl_cs_scan_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_scan_1(void *rcl_arg)
 // CHECK:     if (stock[i] == 0) {
 // CHECK-NEXT:     return 1;
 // CHECK:         (*rcl_ctx->found) = i;

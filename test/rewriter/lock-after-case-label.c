@@ -13,7 +13,7 @@
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static int v;
 
-// CHECK: static int rcl_cs_apply_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_apply_1(void *rcl_arg)
 // CHECK:     v += 10;
 // CHECK: case 1:
 // CHECK-NEXT: {

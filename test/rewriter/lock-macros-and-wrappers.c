@@ -24,11 +24,11 @@ static int total;
 static void my_lock(pthread_mutex_t *l) { pthread_mutex_lock(l); }
 static void my_unlock(pthread_mutex_t *l) { pthread_mutex_unlock(l); }
 
-// CHECK: static int rcl_cs_bump_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_bump_1(void *rcl_arg)
 // CHECK:     total++;
-// CHECK: static int rcl_cs_bump_2(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_bump_2(void *rcl_arg)
 // CHECK:     total += 2;
-// CHECK: static int rcl_cs_bump_3(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_bump_3(void *rcl_arg)
 // CHECK:     total += 3;
 // CHECK: static void bump(void)
 // CHECK: rcl_delegate(&(m), rcl_cs_bump_1, (void *)0);
@@ -55,7 +55,7 @@ struct engine {
 };
 
 // A macro that carries its own `;` (memcached's STAT_L) is edited as a whole use.
-// CHECK: static int rcl_cs_engine_stat_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_engine_stat_1(void *rcl_arg)
 // CHECK:     e->hits++;
 // CHECK: static void engine_stat(struct engine *e)
 // CHECK-NEXT: {

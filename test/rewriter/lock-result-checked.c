@@ -17,7 +17,7 @@
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static int v;
 
-// CHECK: static int rcl_cs_checked_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_checked_1(void *rcl_arg)
 // CHECK:     v++;
 // CHECK-NEXT: return 0;
 // CHECK: void checked(void)
@@ -36,7 +36,7 @@ void checked(void)
     pthread_mutex_unlock(&m);
 }
 
-// CHECK: static int rcl_cs_returns_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_returns_1(void *rcl_arg)
 // CHECK:     v += 2;
 // CHECK-NEXT: return 0;
 // CHECK: int returns(void)

@@ -18,15 +18,15 @@
 pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 long cnt;
 
-// CHECK: static int rcl_cs_plain_inc_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_plain_inc_1(void *rcl_arg)
 // CHECK: void plain_inc(void) {
 // CHECK-NEXT: rcl_delegate(&m, rcl_cs_plain_inc_1, (void *)0);
 void plain_inc(void) { pthread_mutex_lock(&m); cnt++; pthread_mutex_unlock(&m); }
-// CHECK: static int rcl_cs_local_inc_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_local_inc_1(void *rcl_arg)
 // CHECK: local void local_inc(void) {
 // CHECK-NEXT: rcl_delegate(&m, rcl_cs_local_inc_1, (void *)0);
 local void local_inc(void) { pthread_mutex_lock(&m); cnt++; pthread_mutex_unlock(&m); }
-// CHECK: static int rcl_cs_api_inc_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_api_inc_1(void *rcl_arg)
 // CHECK: API void api_inc(void) {
 // CHECK-NEXT: rcl_delegate(&m, rcl_cs_api_inc_1, (void *)0);
 API void api_inc(void) { pthread_mutex_lock(&m); cnt++; pthread_mutex_unlock(&m); }
@@ -34,7 +34,7 @@ API void api_inc(void) { pthread_mutex_lock(&m); cnt++; pthread_mutex_unlock(&m)
 
 // `bool` is a macro of <stdbool.h>: memcached's item_stats_sizes_status, resp_start,
 // slabs_adjust_mem_limit were skipped for that.
-// CHECK: static int rcl_cs_positive_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_positive_1(void *rcl_arg)
 // CHECK: bool positive(void)
 // CHECK: rcl_delegate(&m, rcl_cs_positive_1, &rcl_ctx);
 bool positive(void)

@@ -28,7 +28,7 @@ static void append_stat(const char *name, ADD_STAT add_stats, void *c, const cha
 static pthread_mutex_t stats_sizes_lock = PTHREAD_MUTEX_INITIALIZER;
 static int *stats_sizes_hist;
 
-// CHECK: static int rcl_cs_sizes_disable_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_sizes_disable_1(void *rcl_arg)
 // CHECK:     APPEND_STAT("sizes_status", "disabled");
 // CHECK-NEXT: return 0;
 // CHECK: rcl_delegate(&stats_sizes_lock, rcl_cs_sizes_disable_1, &rcl_ctx);

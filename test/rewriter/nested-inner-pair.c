@@ -12,7 +12,7 @@
 static pthread_mutex_t outer = PTHREAD_MUTEX_INITIALIZER, inner = PTHREAD_MUTEX_INITIALIZER;
 static int a, b;
 
-// CHECK: static int rcl_cs_both_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_both_1(void *rcl_arg)
 // CHECK:     a++;
 // CHECK-NEXT:     pthread_mutex_lock(&inner);
 // CHECK-NEXT:     b += a;

@@ -12,7 +12,7 @@
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static int last;
 
-// CHECK: static int rcl_cs_next_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_next_1(void *rcl_arg)
 // CHECK-NEXT: {
 // CHECK-NEXT:     (void)rcl_arg;
 // CHECK-NEXT:     static int cur;

@@ -16,7 +16,7 @@
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static int table[4] = {10, 20, 30, 40};
 
-// CHECK: static int rcl_cs_lookup_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_lookup_1(void *rcl_arg)
 // CHECK:     switch (kind) {
 // CHECK:     case 0:
 // CHECK-NEXT:    (*rcl_ctx->v) = table[0];
@@ -58,7 +58,7 @@ static int lookup(int kind)
 
 // After a `return`, the next case label is reached by the switch with the lock held: it stays
 // in the section.
-// CHECK: static int rcl_cs_bump_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_bump_1(void *rcl_arg)
 // CHECK:     case 1:
 // CHECK-NEXT:    table[1]++;
 // CHECK-NEXT:    return 1;

@@ -21,7 +21,7 @@
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static int v, failures;
 
-// CHECK: static int rcl_cs_take_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_take_1(void *rcl_arg)
 // CHECK: if (n < 0)
 // CHECK-NEXT: return 1;
 // CHECK: if (n > 100)

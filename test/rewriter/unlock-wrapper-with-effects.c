@@ -31,7 +31,7 @@ static long work;
 // CHECK-NEXT: (void)by;
 // CHECK-NEXT: l->value += by; pthread_cond_broadcast(&l->c);
 // CHECK-NEXT: }
-// CHECK: static int rcl_cs_worker_1(void *rcl_arg)
+// CHECK: static RCL_SECTION_INLINE int rcl_cs_worker_1(void *rcl_arg)
 // CHECK: work++;
 // CHECK-NEXT: if (work % 7 == 0) {
 // CHECK-NEXT: rcl_twist_before_unlock(&L, bonus); return 1;

@@ -21,6 +21,10 @@ for var in ("HOME", "TMPDIR", "LD_LIBRARY_PATH", "TSAN_OPTIONS", "ASAN_OPTIONS")
 for var in list(config.environment):
     if var.startswith("RCL_"):
         del config.environment[var]
+# The suites exercise the delegated path unless a RUN line names another mode: the default mode
+# (adaptive) decides by measurements, and a test must not depend on what it measured. The
+# default itself is tested with `env -u RCL_MODE` (runtime/default_mode.c, rcl_info.test).
+config.environment["RCL_MODE"] = "delegate"
 
 # LLVM's test utilities (FileCheck, not, count) come from the LLVM 19 tools directory.
 llvm_bin = os.path.dirname(config.filecheck)

@@ -8,7 +8,8 @@
  * was journaled, and prints its throughput.
  *
  * usage: bank [threads] [seconds]     (defaults: 2 threads, 1 second)
- * The same binary runs with RCL_MODE=delegate (default) or RCL_MODE=local.
+ * The same binary runs with RCL_MODE=adaptive (default: the runtime picks, per lock, the
+ * caller or the server), RCL_MODE=delegate or RCL_MODE=local.
  */
 #include <rcl/rcl.h>
 
@@ -116,8 +117,10 @@ int main(int argc, char **argv) {
     int ok = total == (long)ACCOUNTS * INITIAL && transfers == 2 * journal_entries &&
              journal_entries == done && audits_failed == 0;
     printf("bank: mode=%s threads=%d transfers=%ld (%.0f/s) self-check %s\n",
-           rcl_mode() == RCL_MODE_LOCAL ? "local" : "delegate", threads, done, (double)done / wall,
-           ok ? "passed" : "FAILED");
+           rcl_mode() == RCL_MODE_LOCAL      ? "local"
+           : rcl_mode() == RCL_MODE_ADAPTIVE ? "adaptive"
+                                             : "delegate",
+           threads, done, (double)done / wall, ok ? "passed" : "FAILED");
     free(tid);
     free(st);
     return ok ? 0 : 1;

@@ -59,7 +59,7 @@ static void load_mode(struct rcl_config *cfg) {
     else if (!strcmp(v, "adaptive"))
         cfg->mode = RCL_MODE_ADAPTIVE;
     else
-        rcl_warn("RCL_MODE=%s: expected 'delegate', 'local' or 'adaptive'; using delegate", v);
+        rcl_warn("RCL_MODE=%s: expected 'adaptive', 'delegate' or 'local'; using adaptive", v);
 }
 
 static void load_int(const char *name, long lo, long hi, long *dst, const char *unit) {
@@ -144,7 +144,9 @@ static void load_stats(struct rcl_config *cfg) {
 
 void rcl_config_load(struct rcl_config *cfg) {
     memset(cfg, 0, sizeof *cfg);
-    cfg->mode = RCL_MODE_DELEGATE;
+    /* adaptive: per lock, whichever of the two paths is measured cheaper (adaptive.c); a converted
+     * program that delegation would slow down runs as the original did */
+    cfg->mode = RCL_MODE_ADAPTIVE;
     cfg->client_affinity = RCL_AFFINITY_AUTO;
     long nservers = 1, spin = 20000, server_spin = 100000;
     long pool_max = 64, pool_spare = 1, pool_idle_ms = 1000, detect_us = 500, flip = 0;

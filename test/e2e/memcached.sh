@@ -58,11 +58,11 @@ status=0
 # then shares its core: with the LRU maintainer there, t/restart.t's hash expansion waits
 # seconds for lru_maintainer_lock (docs/results.md, "memcached, profile-guided").
 rcl_memcached_threads ./memcached "${RCL_E2E_PORT:-21511}" || status=1
-# Its own suite once per runtime mode (RCL_E2E_MODES, default "delegate local").
+# Its own suite once per runtime mode (RCL_E2E_MODES, default "adaptive delegate local").
 if [ -n "${RCL_E2E_SKIP_TEST:-}" ]; then
     echo "memcached: make test skipped (RCL_E2E_SKIP_TEST)"
 else
-    for mode in ${RCL_E2E_MODES:-delegate local}; do
+    for mode in ${RCL_E2E_MODES:-adaptive delegate local}; do
         if RCL_MODE=$mode make test >"test-$mode.log" 2>&1; then
             echo "memcached: make test passed with RCL_MODE=$mode ($(grep -c '^ok' "test-$mode.log") ok lines)"
         else

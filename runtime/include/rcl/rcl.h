@@ -23,7 +23,7 @@
  *     The runtime starts lazily on the first delegated call. Servers are pinned with hwloc to
  *     cores of the most efficient core kind. Everything is configured from the environment
  *     (read once, at start-up); docs/runtime.md lists every variable:
- *         RCL_MODE           delegate (default) | local | adaptive
+ *         RCL_MODE           adaptive (default) | delegate | local
  *         RCL_SERVERS        number of servers (default 1)
  *         RCL_SERVER_CPUS    explicit server CPUs, e.g. "3" or "2,3"
  *         RCL_CPU_KINDS      declared core kinds, least efficient first: "little=0-5;big=6-7"
@@ -62,10 +62,11 @@ typedef int (*rcl_cs_fn)(void *ctx);
 /**
  * rcl_delegate - run fn(ctx) as a critical section of *lock and return its result.
  *
- * Guarantees: fn runs exactly once, on the server that *lock maps to, while that server holds
- * *lock; no other critical section of *lock (delegated or local) runs at the same time. Every
- * write the caller made before the call is visible to fn, and every write fn made is visible
- * to the caller after the call returns (release/acquire through the mailbox).
+ * Guarantees: fn runs exactly once, while *lock is held: on the server that *lock maps to, or
+ * in the caller between pthread_mutex_lock(lock) and pthread_mutex_unlock(lock) (see Modes);
+ * no other critical section of *lock (delegated or local) runs at the same time. Every write
+ * the caller made before the call is visible to fn, and every write fn made is visible to the
+ * caller after the call returns (release/acquire through the mailbox, or the mutex).
  *
  * Cost: in delegate mode, about one cache-line round trip between the caller's core and the
  * server's core plus fn itself; no atomic read-modify-write instruction on the server's
@@ -79,10 +80,13 @@ typedef int (*rcl_cs_fn)(void *ctx);
  * aborts with a message naming both servers, instead of hanging. Delegating, from inside a
  * CS of a lock, a CS on that same lock aborts too (it would self-deadlock with a plain mutex).
  *
- * Modes: with RCL_MODE=local, fn runs in the caller between pthread_mutex_lock(lock) and
- * pthread_mutex_unlock(lock): the same binary without delegation, for A/B comparisons.
+ * Modes: RCL_MODE=adaptive (the default) runs each lock's sections in the caller or on the
+ * server, whichever the runtime measures to be cheaper for that lock, and may change at any
+ * call; RCL_MODE=delegate always delegates; with RCL_MODE=local, fn runs in the caller between
+ * pthread_mutex_lock(lock) and pthread_mutex_unlock(lock): the same binary without delegation,
+ * for A/B comparisons.
  *
- * Thread identity: fn runs on another thread. errno travels with the call (fn sees the
+ * Thread identity: fn may run on another thread. errno travels with the call (fn sees the
  * caller's errno, and the caller sees the errno fn left). fn must not depend on the caller's
  * other thread-local state (__thread variables, pthread_self(), signal masks): the server
  * threads block every asynchronous signal.
@@ -151,9 +155,10 @@ RCL_API int rcl_server_count(void);
 
 /** The runtime's mode, from RCL_MODE. */
 enum rcl_mode {
-    RCL_MODE_DELEGATE = 0, /**< critical sections run on servers (default) */
+    RCL_MODE_DELEGATE = 0, /**< critical sections run on servers */
     RCL_MODE_LOCAL = 1,    /**< critical sections run in the caller under the plain mutex */
-    RCL_MODE_ADAPTIVE = 2, /**< per lock, whichever of the two the runtime measures cheaper */
+    RCL_MODE_ADAPTIVE = 2, /**< per lock, whichever of the two the runtime measures cheaper
+                                (default) */
 };
 
 /** rcl_mode - the mode this process runs in (starts the runtime if needed). */

@@ -94,8 +94,9 @@
 #define RCL_EXPLORE_WARMUP     4    /* first calls of an exploration, not timed (see below) */
 #define RCL_SAMPLE_BATCH       8    /* samples a thread adds to the shared sums at a time */
 #define RCL_CONFIRM_EPOCHS     4    /* full epochs that must confirm an exploration's win */
-#define RCL_CROWDED_TRIAL_NS   1000000000ull /* crowded: a trial of the server once a second */
-#define RCL_CROWDED_CONFIRM_NS 50000000ull   /* ... whose confirmation lasts 50 ms */
+#define RCL_CROWDED_TRIAL_NS   1000000000ull  /* crowded: a trial of the server once a second, */
+#define RCL_CROWDED_TRIAL_MAX  16000000000ull /* ... or, while trials lose, down to one in 16 s */
+#define RCL_CROWDED_CONFIRM_NS 50000000ull    /* ... whose confirmation lasts 50 ms */
 
 /* One converted lock (three lines: read by every call / sampling / counted under the mutex). */
 struct rcl_lock_entry {
@@ -163,8 +164,14 @@ static enum rcl_reason faster(enum rcl_path path) {
 }
 
 /* Back to `other` after a trial of the current path lost: the next exploration comes later
- * (explore_every doubles from at least `least`, up to RCL_EXPLORE_MAX). */
+ * (explore_every doubles from at least `least`, up to RCL_EXPLORE_MAX), and so does the next
+ * trial of a crowded lock's server. */
 static bool back_off(struct rcl_adaptive_state *st, enum rcl_path other, int least) {
+    if (other == RCL_PATH_LOCAL && st->crowded_trial) {
+        uint64_t every = st->crowded_every_ns ? st->crowded_every_ns : RCL_CROWDED_TRIAL_NS;
+        st->crowded_every_ns =
+            every < RCL_CROWDED_TRIAL_MAX / 2 ? 2 * every : RCL_CROWDED_TRIAL_MAX;
+    }
     st->explore_every = st->explore_every < least / 2         ? least
                         : st->explore_every < RCL_EXPLORE_MAX ? 2 * st->explore_every
                                                               : RCL_EXPLORE_MAX;
@@ -182,6 +189,17 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
      * one epoch that a preempted holder made look twice as slow (kvstore at 4 threads on 2
      * CPUs switched 45 times a second on such epochs). Samplers read it (cap). */
     bool steady = !st->confirming && !st->exploring;
+    /* Crowded for a second after an epoch found it so: the callers an epoch counts are those
+     * that sampled lately, and under contention on 2 CPUs that can be one or two of four
+     * (the others wait for a preempted holder); a lock seen crowded now and then must not get
+     * the plain explorations and short confirmations meanwhile (kvstore at 4 threads: 2-13 %
+     * of the calls delegated in some 1.5 s runs). */
+    if (ep->crowded && ep->now_ns) {
+        if (!st->crowded_since_ns) st->crowded_since_ns = ep->now_ns;
+        st->crowded_seen_ns = ep->now_ns;
+    }
+    bool crowded = ep->now_ns && st->crowded_seen_ns &&
+                   ep->now_ns - st->crowded_seen_ns < RCL_CROWDED_TRIAL_NS;
     __atomic_store_n(&st->est[cur], steady ? rcl_smooth(st->est[cur], mean) : mean,
                      __ATOMIC_RELAXED);
     if (steady && wall) st->wall[cur] = rcl_smooth(st->wall[cur], wall);
@@ -215,6 +233,7 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
             st->explore_in = st->explore_every;
             st->switched_at = st->epochs;
             st->compared_at = mean;
+            if (cur == RCL_PATH_DELEGATE) st->crowded_every_ns = 0; /* won: once a second again */
             st->reason = faster(cur);
             st->switches++;
             return false; /* stay */
@@ -231,9 +250,8 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
             st->confirm_n = 0;
             st->confirm_sum = 0;
             st->confirm_wall = 0;
-            st->confirm_until_ns = cur == RCL_PATH_DELEGATE && ep->crowded && ep->now_ns
-                                       ? ep->now_ns + RCL_CROWDED_CONFIRM_NS
-                                       : 0;
+            st->confirm_until_ns =
+                cur == RCL_PATH_DELEGATE && crowded ? ep->now_ns + RCL_CROWDED_CONFIRM_NS : 0;
             return false;
         }
         st->compared_at = st->est[other];
@@ -264,10 +282,16 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
      * delegated calls measured 6x faster, the program ran 1.4x slower, and the lock flapped
      * 20-40 times in 1.5 s). So a trial towards the server starts at most once per
      * RCL_CROWDED_TRIAL_NS, and its confirmation lasts RCL_CROWDED_CONFIRM_NS: a losing trial
-     * costs at most 5 % of the time. */
+     * costs at most 5 % of the time. A lock found crowded waits that long before its first
+     * trial, and each losing trial doubles the wait (up to RCL_CROWDED_TRIAL_MAX, a win resets
+     * it): there, delegation seldom pays (the program's threads lose a CPU), and a losing
+     * trial is what costs (kvstore at 4 threads on 2 CPUs: 0.96x the original with a trial in
+     * the first second of a 1 s run, 0.99x for RCL_MODE=local). */
     enum rcl_reason hold = RCL_REASON_NONE; /* why the server is not tried now */
-    if (other == RCL_PATH_DELEGATE && ep->crowded && ep->now_ns && st->trial_ns &&
-        ep->now_ns - st->trial_ns < RCL_CROWDED_TRIAL_NS)
+    crowded = crowded && other == RCL_PATH_DELEGATE;
+    uint64_t last = st->trial_ns > st->crowded_since_ns ? st->trial_ns : st->crowded_since_ns;
+    if (crowded &&
+        ep->now_ns - last < (st->crowded_every_ns ? st->crowded_every_ns : RCL_CROWDED_TRIAL_NS))
         hold = RCL_REASON_CROWDED;
     else if (other == RCL_PATH_DELEGATE && ep->server_saturated)
         hold = RCL_REASON_SERVER_SATURATED;
@@ -278,7 +302,10 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
     }
     st->exploring = true;
     st->reason = RCL_REASON_EXPLORING;
-    if (other == RCL_PATH_DELEGATE) st->trial_ns = ep->now_ns;
+    if (other == RCL_PATH_DELEGATE) {
+        st->trial_ns = ep->now_ns;
+        st->crowded_trial = crowded;
+    }
     return true;
 }
 

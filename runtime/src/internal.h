@@ -403,6 +403,10 @@ struct rcl_adaptive_state {
     int confirm_n;        /* confirming epochs so far */
     uint64_t confirm_until_ns; /* crowded: the confirmation also lasts until then (0: not) */
     uint64_t trial_ns;         /* when the last trial of the server began */
+    uint64_t crowded_since_ns; /* when an epoch first found the lock crowded (0: never) */
+    uint64_t crowded_seen_ns;  /* ... and last */
+    uint64_t crowded_every_ns; /* crowded: time between trials of the server (0: the base) */
+    bool crowded_trial;        /* the last trial of the server was a crowded one */
     uint64_t confirm_sum;      /* their means so far */
     uint64_t wall[2];          /* each path's epochs' wall time per sample (steady, smoothed) */
     uint64_t confirm_wall;     /* the confirming epochs' so far */

@@ -7,7 +7,8 @@
 // exploration that wins by luck
 // (noise) does not move the lock unless the next full epoch confirms it; delegation's cost counts
 // the CPU its server takes from the program when the program's threads need it; two equally
-// good paths under noise do not flap.
+// good paths under noise do not flap; a crowded lock tries the server after a second, ever more
+// rarely while trials lose.
 // RUN: %cc %rcl_internal %s -o %t %rcl_libs
 // RUN: %t | FileCheck %s
 // CHECK: uncontended: local, 1000 epochs, delegated epochs 10, switches 0
@@ -20,7 +21,8 @@
 // CHECK: flapping: switches {{[0-9]+}}, at most 1 in 300 epochs
 // CHECK: throughput drops: local, switches 0
 // CHECK: throughput kept: delegate, switches 1
-// CHECK: crowded: trials of the server 3 in 3 s, each confirmed over 50 ms: {{[0-9]+}} epochs delegated
+// CHECK: crowded: trials of the server 4 in 16 s, the first after 1 s, each confirmed over 50 ms: {{[0-9]+}} epochs delegated
+// CHECK: crowded, calls per second kept: delegate after the trial at 1 s, switches 1
 // CHECK: cpu share: 2 threads on 2 CPUs with a server: local 1000, delegated 1200 -> local
 // CHECK: cpu share: 4 threads confined to a CPU without server:
 // CHECK-SAME: local 4000, delegated 2400 -> delegate
@@ -156,28 +158,34 @@ int main(void) {
 
     /* Crowded (the server would take a CPU the callers use): delegated calls look faster (600
      * against 1000) but the lock's calls per second drop (wall 1600 against 1000). One epoch
-     * per ms for 3 s: the server is tried at most once a second, and each trial is confirmed
-     * (and refused) over 50 ms, not 4 epochs. */
-    {
+     * per ms for 16 s: the first trial of the server comes after 1 s, each is confirmed (and
+     * refused) over 50 ms, not 4 epochs, and each refusal doubles the wait (1, 2, 4, 8 s: trials
+     * at 1, 3, 7 and 15 s). With the calls per second kept (wall 1000), the first trial wins. */
+    for (int kept = 0; kept < 2; kept++) {
         struct rcl_adaptive_state cr = {0};
-        const uint64_t wall[2] = {1000, 1600};
-        int trials = 0, delegated = 0;
+        const uint64_t wall[2] = {1000, kept ? 1000 : 1600};
+        int trials = 0, delegated = 0, first_ms = 0;
         p = RCL_PATH_LOCAL;
-        for (int ms = 1; ms <= 3000; ms++) {
+        for (int ms = 1; ms <= 16000; ms++) {
             struct rcl_epoch ep = {p == RCL_PATH_LOCAL ? 1000 : 600, wall[p], (uint64_t)ms * 1000000,
                                    false, true};
             delegated += p == RCL_PATH_DELEGATE;
             bool exploring = cr.exploring;
             if (rcl_adaptive_decide(&cr, p, &ep)) {
                 p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
-                trials += p == RCL_PATH_DELEGATE && !exploring;
+                if (p == RCL_PATH_DELEGATE && !exploring && !trials++) first_ms = ms;
             }
         }
-        printf("crowded: trials of the server %d in 3 s, each confirmed over 50 ms: %d epochs "
-               "delegated\n",
-               trials, delegated);
-        CHECK(cr.switches == 0 && p == RCL_PATH_LOCAL);
-        CHECK(delegated <= 3000 * 6 / 100); /* a losing trial costs at most ~5 % of the time */
+        if (!kept) {
+            printf("crowded: trials of the server %d in 16 s, the first after %d s, each confirmed "
+                   "over 50 ms: %d epochs delegated\n",
+                   trials, first_ms / 1000, delegated);
+            CHECK(cr.switches == 0 && p == RCL_PATH_LOCAL);
+            CHECK(delegated <= trials * 60); /* a losing trial costs ~50 ms */
+        } else {
+            printf("crowded, calls per second kept: %s after the trial at %d s, switches %u\n",
+                   name(p), first_ms / 1000, cr.switches);
+        }
     }
 
     /* The CPU share: delegation takes the server's CPU from the program while it runs. Raw

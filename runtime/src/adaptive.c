@@ -401,8 +401,9 @@ static void close_epoch(struct rcl_lock_entry *e, struct rcl_server *s) {
          * 0.975x of local), and below one call in 100 the timed calls leave the p99 latency
          * alone (rcl-bench-micro, 1 thread: 70 ns at 1 in 64, pthread's 41 ns); a phase change
          * or a won exploration brings the dense rate back. */
-        bool settled =
-            !e->st.exploring && !e->st.confirming && e->st.explore_every >= RCL_SETTLED_EVERY;
+        bool settled = !e->st.exploring && !e->st.confirming &&
+                       (e->st.explore_every >= RCL_SETTLED_EVERY ||
+                        e->st.reason == RCL_REASON_CROWDED); /* no trial for a while */
         atomic_store_explicit(&e->path,
                               cur | (e->st.exploring ? RCL_PATH_EXPLORING : 0) |
                                   (settled ? RCL_PATH_SETTLED : 0),

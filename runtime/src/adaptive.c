@@ -443,9 +443,10 @@ enum rcl_path rcl_adaptive_begin(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
          * fast path"); they count as calls here, so the next one entering is the timed one. */
         unsigned left = rate - 1 - n % rate;
         tls_calls += left;
-        rcl__fast_tls.rcl__lock = lock;
-        rcl__fast_tls.rcl__left = left;
-        rcl__fast_tls.rcl__path = (const unsigned *)&call->e->path;
+        struct rcl__fast_way *w = rcl__fast_way_of(lock);
+        w->rcl__lock = lock;
+        w->rcl__left = left;
+        w->rcl__path = (const unsigned *)&call->e->path;
     }
     return (enum rcl_path)(path & 1);
 }

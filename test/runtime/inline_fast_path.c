@@ -2,7 +2,7 @@
 // lock on its local path between two timed calls) does not enter librcl; every other call does
 // (delegate mode, RCL_STATS, a profiler, RCL_NO_INLINE), and a lock whose path word says
 // "delegate" is delegated from the very next call. Calls into the library are counted with the
-// linker's --wrap. The sections run under the mutex and the counters stay exact with four
+// linker's --wrap; two locks taken in turn keep their grants. The sections run under the mutex and the counters stay exact with four
 // threads on two locks in adaptive mode. The header compiles under a program's macros named
 // like its internals.
 // RUN: %cc %s -o %t %rcl_libs -Wl,--wrap=rcl_delegate
@@ -14,11 +14,14 @@
 // RUN: env RCL_MODE=adaptive %t | FileCheck %s --check-prefix=ADAPTIVE
 // RUN: env RCL_MODE=adaptive %t.noinline | FileCheck %s --check-prefix=ALL
 // LOCAL: one thread: 1 of 100000 calls entered librcl
+// LOCAL: two locks in turn: 0 of 100000 calls entered librcl
 // LOCAL: counters exact
 // ALL: one thread: 100000 of 100000 calls entered librcl
+// ALL: two locks in turn: 100000 of 100000 calls entered librcl
 // ALL: counters exact
 // ADAPTIVE: one thread: at most 1 in 8 calls entered librcl
 // ADAPTIVE: a path word set to delegate: the next call entered librcl and ran on the server
+// ADAPTIVE: two locks in turn: at most 1 in 8 calls entered librcl
 // ADAPTIVE: counters exact
 
 /* A program's own macros, named like the header's locals and fields. */
@@ -68,6 +71,13 @@ static int increment(void *arg) {
     return 0;
 }
 
+static long pair_calls; /* protected by the pair's locks: one thread */
+static int count_pair(void *arg) {
+    (void)arg;
+    pair_calls++;
+    return 0;
+}
+
 static void *worker(void *arg) {
     long id = (long)arg;
     for (int i = 0; i < M; i++) {
@@ -85,8 +95,9 @@ int main(void) {
     if (rcl_mode() == RCL_MODE_ADAPTIVE && n <= CALLS / 8) {
         printf("one thread: at most 1 in 8 calls entered librcl\n");
         /* What a switch to delegation does to the path word: the next call comes in. */
-        CHECK(rcl__fast_tls.rcl__lock == &locks[0] && rcl__fast_tls.rcl__path);
-        __atomic_store_n((unsigned *)rcl__fast_tls.rcl__path, 1u, __ATOMIC_RELAXED);
+        struct rcl__fast_way *w = rcl__fast_way_of(&locks[0]);
+        CHECK(w->rcl__lock == &locks[0] && w->rcl__path);
+        __atomic_store_n((unsigned *)w->rcl__path, 1u, __ATOMIC_RELAXED);
         long before = entered;
         rcl_delegate(&locks[0], increment, &k);
         CHECK(entered == before + 1 && ran_on_server[0]);
@@ -95,6 +106,22 @@ int main(void) {
     } else {
         printf("one thread: %ld of %d calls entered librcl\n", n, CALLS);
     }
+    /* Two locks taken in turn (two of different ways: the way is a hash of the address). */
+    static pthread_mutex_t pair[8];
+    int a = 0, b = 1;
+    for (int i = 0; i < 8; i++)
+        pthread_mutex_init(&pair[i], NULL);
+    while (b < 8 && rcl__fast_way_of(&pair[b]) == rcl__fast_way_of(&pair[a]))
+        b++;
+    CHECK(b < 8);
+    long pair_before = entered;
+    for (int i = 0; i < CALLS; i++)
+        rcl_delegate(&pair[i % 2 ? b : a], count_pair, NULL);
+    n = entered - pair_before;
+    if (rcl_mode() == RCL_MODE_ADAPTIVE && n <= CALLS / 8)
+        printf("two locks in turn: at most 1 in 8 calls entered librcl\n");
+    else
+        printf("two locks in turn: %ld of %d calls entered librcl\n", n, CALLS);
     long before = counters[0] + counters[1];
     run_threads(T, worker);
     CHECK(counters[0] + counters[1] == before + (long)T * M);

@@ -178,18 +178,31 @@ RCL_API int rcl_on_server(void);
  *
  * Who writes what (runtime/src/delegate.c, "The inline fast path"): rcl__all_local, once at
  * start-up, by the thread that starts the runtime (1 only in local mode with no profiler and no
- * RCL_STATS); rcl__fast, only by its own thread, in rcl_delegate's adaptive path, which
- * grants rcl__left local calls of rcl__lock up to the lock's next timed call; rcl__path points at
+ * RCL_STATS); rcl__fast_tls, only by its own thread, in rcl_delegate's adaptive path, which
+ * grants, in the way a lock hashes to (8 ways: a thread that takes a few hot locks in turn keeps
+ * each one's grant), rcl__left local calls of rcl__lock up to the lock's next timed call;
+ * rcl__path points at
  * the lock's current path in the runtime's table (low bits 0: local), which only the runtime
  * writes: a lock that switches to delegation is delegated from the next call on. Define
  * RCL_NO_INLINE before including this header to make every call enter librcl.
  */
-struct rcl__fast {
+#define RCL__FAST_WAYS 8
+struct rcl__fast_way {
     pthread_mutex_t *rcl__lock; /* the lock this thread may run locally, */
     unsigned rcl__left;         /* this many more calls, */
     const unsigned *rcl__path;  /* while *rcl__path & 3 is 0 (local, no exploration) */
 };
+struct rcl__fast {
+    struct rcl__fast_way rcl__way[RCL__FAST_WAYS];
+};
 extern RCL_API __thread struct rcl__fast rcl__fast_tls __attribute__((tls_model("initial-exec")));
+/* The way of a lock: a multiplicative hash of its address (mutexes in an array of structures
+ * 64 bytes apart must not share a way). */
+static __inline__ __attribute__((always_inline)) struct rcl__fast_way *
+rcl__fast_way_of(const pthread_mutex_t *rcl__lock) {
+    unsigned rcl__h = (unsigned)((__UINTPTR_TYPE__)rcl__lock >> 4) * 2654435761u;
+    return &rcl__fast_tls.rcl__way[rcl__h >> 29];
+}
 extern RCL_API int rcl__all_local;
 
 /* What rcl-rewrite puts before each outlined section: inlined where the fast path calls it, so
@@ -209,7 +222,7 @@ extern RCL_API int rcl__all_local;
 /* (every name here starts with rcl__: a program's macros must not rename them) */
 static __inline__ __attribute__((always_inline)) int
 rcl__delegate_inline(pthread_mutex_t *rcl__lock, rcl_cs_fn rcl__fn, void *rcl__ctx) {
-    struct rcl__fast *rcl__f = &rcl__fast_tls;
+    struct rcl__fast_way *rcl__f = rcl__fast_way_of(rcl__lock);
     int rcl__here = __atomic_load_n(&rcl__all_local, __ATOMIC_RELAXED);
     if (!rcl__here && rcl__f->rcl__lock == rcl__lock && rcl__f->rcl__left &&
         !(__atomic_load_n(rcl__f->rcl__path, __ATOMIC_RELAXED) & 3)) {

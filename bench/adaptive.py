@@ -21,6 +21,7 @@ import argparse
 import csv
 import io
 import os
+import statistics
 import subprocess
 import sys
 
@@ -116,11 +117,8 @@ def report(a, raw):
     def round_ratio(t, d, l):
         p, r, ad = (by_round.get(("grid", x, t, d, l), {}) for x in ("pthread", "rcl",
                                                                       "rcl-adaptive"))
-        ratios = sorted(ad[n] / max(p[n], r[n]) for n in ad if n in p and n in r)
-        if not ratios:
-            return float("nan")
-        m = len(ratios) // 2
-        return ratios[m] if len(ratios) % 2 else (ratios[m - 1] + ratios[m]) / 2
+        ratios = [ad[n] / max(p[n], r[n]) for n in ad if n in p and n in r]
+        return statistics.median(ratios) if ratios else float("nan")
 
     rep = ["# Adaptive runtime benchmarks", "",
            "Median of %d interleaved rounds, %.2f s each (`bench/adaptive.py`)." %

@@ -88,7 +88,6 @@
 #define RCL_EXPLORE_EPOCH      16   /* samples of an exploration: every call is timed then */
 #define RCL_PATH_EXPLORING     2    /* path word: the current epoch explores */
 #define RCL_PATH_SETTLED       4    /* path word: sampled one call in RCL_SAMPLE_SETTLED */
-#define RCL_PATH_RUN           3    /* path word: the bits that tell how calls run (rcl.h) */
 #define RCL_SAMPLE_CAP         16   /* a sample counts at most 16x the path's last estimate */
 #define RCL_EXPLORE_MAX        256  /* epochs between explorations, at most */
 #define RCL_EXPLORE_WARMUP     4    /* first calls of an exploration, not timed (see below) */
@@ -97,6 +96,14 @@
 #define RCL_CROWDED_TRIAL_NS   1000000000ull  /* crowded: a trial of the server once a second, */
 #define RCL_CROWDED_TRIAL_MAX  16000000000ull /* ... or, while trials lose, down to one in 16 s */
 #define RCL_CROWDED_CONFIRM_NS 50000000ull    /* ... whose confirmation lasts 50 ms */
+
+/* rcl.h's inline fast path reads the bits that say how calls run. */
+_Static_assert(RCL__PATH_RUN == (RCL_PATH_DELEGATE | RCL_PATH_EXPLORING), "path word bits");
+
+/* One call in how many is timed on a lock whose path word is `word` (outside explorations). */
+static inline unsigned sample_rate(uint32_t word) {
+    return word & RCL_PATH_SETTLED ? RCL_SAMPLE_SETTLED : RCL_ADAPTIVE_SAMPLE;
+}
 
 /* One converted lock (three lines: read by every call / sampling / counted under the mutex). */
 struct rcl_lock_entry {
@@ -163,12 +170,17 @@ static enum rcl_reason faster(enum rcl_path path) {
     return path == RCL_PATH_DELEGATE ? RCL_REASON_DELEGATE_FASTER : RCL_REASON_LOCAL_FASTER;
 }
 
+/* A crowded lock's time between trials of the server (doubles while they lose). */
+static uint64_t crowded_wait(const struct rcl_adaptive_state *st) {
+    return st->crowded_every_ns ? st->crowded_every_ns : RCL_CROWDED_TRIAL_NS;
+}
+
 /* Back to `other` after a trial of the current path lost: the next exploration comes later
  * (explore_every doubles from at least `least`, up to RCL_EXPLORE_MAX), and so does the next
  * trial of a crowded lock's server. */
 static bool back_off(struct rcl_adaptive_state *st, enum rcl_path other, int least) {
     if (other == RCL_PATH_LOCAL && st->crowded_trial) {
-        uint64_t every = st->crowded_every_ns ? st->crowded_every_ns : RCL_CROWDED_TRIAL_NS;
+        uint64_t every = crowded_wait(st);
         st->crowded_every_ns =
             every < RCL_CROWDED_TRIAL_MAX / 2 ? 2 * every : RCL_CROWDED_TRIAL_MAX;
     }
@@ -290,8 +302,7 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
     enum rcl_reason hold = RCL_REASON_NONE; /* why the server is not tried now */
     crowded = crowded && other == RCL_PATH_DELEGATE;
     uint64_t last = st->trial_ns > st->crowded_since_ns ? st->trial_ns : st->crowded_since_ns;
-    if (crowded &&
-        ep->now_ns - last < (st->crowded_every_ns ? st->crowded_every_ns : RCL_CROWDED_TRIAL_NS))
+    if (crowded && ep->now_ns - last < crowded_wait(st))
         hold = RCL_REASON_CROWDED;
     else if (other == RCL_PATH_DELEGATE && ep->server_saturated)
         hold = RCL_REASON_SERVER_SATURATED;
@@ -385,8 +396,7 @@ static void close_epoch(struct rcl_lock_entry *e, struct rcl_server *s) {
         uint64_t now = rcl_ticks(), began = e->epoch_began;
         e->epoch_began = now;
         /* per RCL_ADAPTIVE_SAMPLE calls, whatever the epoch's sampling rate */
-        uint64_t per =
-            (uint64_t)n * (word & RCL_PATH_SETTLED ? RCL_SAMPLE_SETTLED / RCL_ADAPTIVE_SAMPLE : 1);
+        uint64_t per = (uint64_t)n * sample_rate(word) / RCL_ADAPTIVE_SAMPLE;
         ep.wall = began && !(word & RCL_PATH_EXPLORING) ? (now - began) / per : 0;
         ep.now_ns = rcl_now_ns();
         ep.server_saturated = server_saturated(s, &e->st);
@@ -433,12 +443,12 @@ enum rcl_path rcl_adaptive_begin(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
      * (an idle server parked in the kernel wakes up, the data moves to its cache; measured: a
      * lock whose delegated calls cost a third of its local ones was judged 1.3x slower
      * delegated, every time). */
-    unsigned rate = path & RCL_PATH_SETTLED ? RCL_SAMPLE_SETTLED : RCL_ADAPTIVE_SAMPLE;
+    unsigned rate = sample_rate(path);
     if (path & RCL_PATH_EXPLORING)
         *sample = atomic_fetch_sub_explicit(&call->e->warmup, 1, memory_order_relaxed) <= 0;
     else
         *sample = n % rate == 0;
-    if ((path & RCL_PATH_RUN) == RCL_PATH_LOCAL && rcl_rt.fast_ok) {
+    if ((path & RCL__PATH_RUN) == RCL_PATH_LOCAL && rcl_rt.fast_ok) {
         /* The calls before this thread's next timed one run inline (delegate.c, "The inline
          * fast path"); they count as calls here, so the next one entering is the timed one. */
         unsigned left = rate - 1 - n % rate;

@@ -275,12 +275,12 @@ static int delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, uint64_t *cs
  *   thread that takes a few hot locks in turn keeps each one's grant (2 locks in turn, tiny
  *   sections: 45.6 ns a call with one way; 3 or 4 locks of an array: 35-40 ns with 4 ways,
  *   whose hash put two of them in one way; 10-11 ns with 8, as local mode's 7.5-11).
- * rcl_adaptive_begin grants rcl__left local calls of rcl__lock (the calls before the thread's next
- * timed one, so sampling keeps its cadence) and points rcl__path at the lock's path word: a switch
- * or an exploration that the table's closer writes there sends the very next call in here. Granted
- * only when nothing must see each call (rcl_rt.fast_ok). Mixed mode makes a local call correct
- * whatever the path is at that instant; the check only keeps the decision's measurements and
- * switches as prompt as before.
+ *   rcl_adaptive_begin grants rcl__left local calls of rcl__lock (the calls before the
+ *   thread's next timed one, so sampling keeps its cadence) and points rcl__path at the lock's
+ *   path word: a switch or an exploration that the table's closer writes there sends the very
+ *   next call in here. Granted only when nothing must see each call (rcl_rt.fast_ok). Mixed
+ *   mode makes a local call correct whatever the path is at that instant; the check only keeps
+ *   the decision's measurements and switches as prompt as before.
  * - RCL_NO_INLINE: callers compiled with it always come in here. */
 RCL_API int rcl__all_local;
 RCL_API RCL_TLS struct rcl__fast rcl__fast_tls;

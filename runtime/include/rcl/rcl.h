@@ -187,10 +187,11 @@ RCL_API int rcl_on_server(void);
  * RCL_NO_INLINE before including this header to make every call enter librcl.
  */
 #define RCL__FAST_WAYS 8
+#define RCL__PATH_RUN  3 /* the bits of a lock's path word that say how calls run (0: local) */
 struct rcl__fast_way {
     pthread_mutex_t *rcl__lock; /* the lock this thread may run locally, */
     unsigned rcl__left;         /* this many more calls, */
-    const unsigned *rcl__path;  /* while *rcl__path & 3 is 0 (local, no exploration) */
+    const unsigned *rcl__path;  /* while *rcl__path & RCL__PATH_RUN is 0 (local, no exploration) */
 };
 struct rcl__fast {
     struct rcl__fast_way rcl__way[RCL__FAST_WAYS];
@@ -225,7 +226,7 @@ rcl__delegate_inline(pthread_mutex_t *rcl__lock, rcl_cs_fn rcl__fn, void *rcl__c
     struct rcl__fast_way *rcl__f = rcl__fast_way_of(rcl__lock);
     int rcl__here = __atomic_load_n(&rcl__all_local, __ATOMIC_RELAXED);
     if (!rcl__here && rcl__f->rcl__lock == rcl__lock && rcl__f->rcl__left &&
-        !(__atomic_load_n(rcl__f->rcl__path, __ATOMIC_RELAXED) & 3)) {
+        !(__atomic_load_n(rcl__f->rcl__path, __ATOMIC_RELAXED) & RCL__PATH_RUN)) {
         rcl__f->rcl__left--;
         rcl__here = 1;
     }

@@ -175,7 +175,7 @@ static inline void post(struct rcl_server *s, struct rcl_mailbox *mb, pthread_mu
     mb->ctx = ctx;
     mb->err = err; /* the section sees the caller's errno (pass.c copies it back) */
     atomic_store_explicit(&mb->fn, fn, memory_order_release); /* pairs: scan() acquire */
-    rcl_server_kick(s);
+    rcl_server_kick_posted(s);
 }
 
 /* Run a request the server handed back (pass.c's try_take) the way the original program ran

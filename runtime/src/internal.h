@@ -331,8 +331,12 @@ RCL_HIDDEN bool rcl_busy_has(struct rcl_server *s, struct rcl_mailbox *mb, uint3
 /* server.c: a server's threads */
 RCL_HIDDEN void rcl_server_init(struct rcl_server *s, int index, int cpu);
 RCL_HIDDEN void rcl_server_start(struct rcl_server *s);
-/* Wake s's poller if it parked; called by a client after it posted (pairs with its park). */
+/* Wake s's poller if it parked (a full fence first: pairs with its park). */
 RCL_HIDDEN void rcl_server_kick(struct rcl_server *s);
+/* The same, called by a client right after it posted a request: no fence where the parking
+ * server pays for both sides with membarrier(2) (server.c, "Parking an idle server"). */
+RCL_HIDDEN void rcl_server_kick_posted(struct rcl_server *s);
+extern RCL_HIDDEN bool rcl_post_light;
 /* Fork: pause s's poller so that no server thread holds a program's mutex across fork(), and
  * let it go on in the parent afterwards (delegate.c's pthread_atfork handlers). */
 RCL_HIDDEN void rcl_server_fork_prepare(struct rcl_server *s);

@@ -250,6 +250,11 @@ static inline void answer(struct rcl_server *s, struct rcl_pass *p, struct rcl_m
     if (p->nanswered == RCL_ANSWERED_MAX) rcl_pass_flush(s, p);
 }
 
+/* How far ahead of the mailbox it reads the scan asks for a mailbox's line. Measured with the
+ * capacity probe (32 mailboxes kept full, 2-vCPU EPYC VM, 3 rounds each): no prefetch 72 TSC
+ * cycles per request, 2 slots ahead 49-52, 4 ahead 36-42, 8 ahead 42-44. */
+#define RCL_SCAN_AHEAD 4
+
 /* Where a scan is: slot i of chunk c, which starts at slot base; lim slots of c are in use, n
  * in all; nbusy: the size of the busy set when the pass began. */
 struct cursor {
@@ -325,6 +330,11 @@ enum rcl_pass_end rcl_pass_scan(struct rcl_worker *w, struct rcl_pass *p) {
         uint32_t lim = n - base < RCL_CHUNK_SLOTS ? n - base : RCL_CHUNK_SLOTS;
         for (uint32_t i = 0; i < lim; i++) {
             struct rcl_mailbox *mb = &c->slot[i];
+            /* The line RCL_SCAN_AHEAD slots on, requested now: while the scan is busy with this
+             * request, the misses of the next few overlap instead of adding up (CC-Synch's
+             * combiner does the same). A read: the line stays shared with its client, which
+             * may be spinning on it for its answer. */
+            if (i + RCL_SCAN_AHEAD < lim) __builtin_prefetch(&c->slot[i + RCL_SCAN_AHEAD], 0);
             rcl_cs_fn fn = atomic_load_explicit(&mb->fn, memory_order_acquire); /* pairs: post */
             if (!fn) continue;
             if (nbusy) {

@@ -4,6 +4,8 @@
  *
  *   pingpong     round trip of one cache line between the client CPU and the server CPU
  *   delegate     round trip of an empty delegated critical section, one client (rcl_delegate)
+ *   delegate-ctx the same with a 24-byte context the section reads and writes: by pointer
+ *                (rcl_delegate) and inside the request line (rcl_delegate_ctx)
  *   capacity     one driver thread keeps K mailboxes of one server full, so the server never
  *                waits: server time per request, in ns and TSC cycles
  *   ffwd         the same capacity probe against ffwd's server (bench/baselines.c: K request
@@ -111,6 +113,38 @@ static double probe_delegate(void) {
     for (int i = 0; i < n; i++)
         rcl_delegate(&lock, empty_cs, NULL);
     return (double)(rcl_now_ns() - t0) / n;
+}
+
+/* A section with a small context on the caller's stack, as rcl-rewrite makes them: it reads
+ * two inputs and writes a result. By pointer (rcl_delegate) the server reads and writes a line
+ * of the caller's stack too; in the request (rcl_delegate_ctx) it touches the request line
+ * only. The caller writes its inputs before each call, as a real caller does. */
+struct add_ctx {
+    uint64_t a, b, sum;
+};
+static int add_cs(void *arg) {
+    struct add_ctx *c = arg;
+    c->sum = c->a + c->b;
+    return 0;
+}
+static double probe_delegate_ctx(bool in_request) {
+    const int n = 200000;
+    struct add_ctx c = {0, 0, 0};
+    uint64_t check = 0;
+    for (int i = -1000; i < n; i++) {
+        if (i == 0) check = rcl_now_ns();
+        c.a = (uint64_t)i;
+        c.b = 1;
+        if (in_request)
+            rcl_delegate_ctx(&lock, add_cs, &c, sizeof c);
+        else
+            rcl_delegate(&lock, add_cs, &c);
+        if (c.sum != (uint64_t)i + 1) {
+            fprintf(stderr, "rcl-bench-probes: wrong result from a delegated section\n");
+            exit(1);
+        }
+    }
+    return (double)(rcl_now_ns() - check) / n;
 }
 
 /* ---------------------------------------------------------------- server capacity */
@@ -338,9 +372,12 @@ int main(int argc, char **argv) {
     rcl_server_count();
 
     double pp[101], dg[101], cap[101], fw[101], ff[101], ffi[101], cc[101], ccr[101], ccn[101];
+    double dp[101], di[101];
     for (int r = 0; r < reps; r++) {
         pp[r] = probe_pingpong();
         dg[r] = probe_delegate();
+        dp[r] = probe_delegate_ctx(false);
+        di[r] = probe_delegate_ctx(true);
         cap[r] = probe_capacity();
         ff[r] = probe_ffwd_capacity(&ffi[r]);
         cc[r] = probe_ccsynch(&ccr[r], &ccn[r]);
@@ -356,12 +393,14 @@ int main(int argc, char **argv) {
            fwake = median(fw, reps), cond_pthread = median(cp, reps),
            cond_pthread1 = median(c1, reps), cond_rcl = median(cr, reps), ffwd = median(ff, reps),
            ffwd_idle = median(ffi, reps), cc_cycles = median(cc, reps),
-           cc_round = median(ccr, reps), cc_ns = median(ccn, reps);
+           cc_round = median(ccr, reps), cc_ns = median(ccn, reps), ctx_pointer = median(dp, reps),
+           ctx_inline = median(di, reps);
     struct rcl_server *srv = rcl__server(0);
     if (json) {
         printf("{\"client_cpu\": %d, \"server_cpu\": %d, \"reps\": %d, \"tsc_per_ns\": %.3f,\n"
                " \"pingpong_rtt_ns\": %.1f, \"delegate_rtt_ns\": %.1f, \"delegate_over_pingpong\": "
-               "%.2f,\n \"capacity_slots\": %d, \"server_ns_per_request\": %.2f, "
+               "%.2f,\n \"delegate_ctx_pointer_ns\": %.1f, \"delegate_ctx_in_request_ns\": %.1f,\n"
+               " \"capacity_slots\": %d, \"server_ns_per_request\": %.2f, "
                "\"server_cycles_per_request\": %.1f, \"server_mrequests_s\": %.2f,\n"
                " \"futex_wake_ns\": %.0f, \"cond_handoff_pthread_ns\": %.0f, "
                "\"cond_handoff_pthread_one_cpu_ns\": %.0f, \"cond_handoff_rcl_ns\": %.0f,\n"
@@ -372,10 +411,11 @@ int main(int argc, char **argv) {
                " \"ccsynch_combiner_cycles_per_request\": %.1f, \"ccsynch_requests_per_round\": "
                "%.2f, \"ccsynch_ns_per_cs\": %.1f}\n",
                client_cpu, server_cpu, reps, tsc_per_ns, pingpong, delegate, delegate / pingpong,
-               capacity_slots, capacity, capacity * tsc_per_ns, 1e3 / capacity, fwake, cond_pthread,
-               cond_pthread1, cond_rcl, rcl_rt.cfg.detect_ns ? "true" : "false",
-               atomic_load(&srv->nworkers), (unsigned long)atomic_load(&srv->handovers), ffwd,
-               ffwd * tsc_per_ns, 1e3 / ffwd, ffwd_idle, cc_cycles, cc_round, cc_ns);
+               ctx_pointer, ctx_inline, capacity_slots, capacity, capacity * tsc_per_ns,
+               1e3 / capacity, fwake, cond_pthread, cond_pthread1, cond_rcl,
+               rcl_rt.cfg.detect_ns ? "true" : "false", atomic_load(&srv->nworkers),
+               (unsigned long)atomic_load(&srv->handovers), ffwd, ffwd * tsc_per_ns, 1e3 / ffwd,
+               ffwd_idle, cc_cycles, cc_round, cc_ns);
         return 0;
     }
     printf("probe                     median of %d   (client CPU %d, server CPU %d)\n", reps,
@@ -383,6 +423,8 @@ int main(int argc, char **argv) {
     printf("cache-line ping-pong RTT  %8.1f ns\n", pingpong);
     printf("delegated CS RTT          %8.1f ns   = %.2f x ping-pong\n", delegate,
            delegate / pingpong);
+    printf("  with a 24-byte context  %8.1f ns by pointer, %.1f ns in the request line\n",
+           ctx_pointer, ctx_inline);
     printf("server capacity           %8.2f ns/request = %.1f TSC cycles (%.2f M req/s, %d "
            "mailboxes)\n",
            capacity, capacity * tsc_per_ns, 1e3 / capacity, capacity_slots);

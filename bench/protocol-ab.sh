@@ -37,6 +37,8 @@ python3 - "$out" "$rounds" <<'PYEOF'
 import json, sys, statistics
 out, rounds = sys.argv[1], int(sys.argv[2])
 keys = [("pingpong_rtt_ns", "ping-pong ns"), ("delegate_rtt_ns", "delegated RTT ns"),
+        ("delegate_ctx_pointer_ns", "RTT, context by pointer ns"),
+        ("delegate_ctx_in_request_ns", "RTT, context in request ns"),
         ("server_cycles_per_request", "capacity cycles/req"),
         ("ffwd_server_cycles_per_request", "ffwd capacity cycles/req"),
         ("cond_handoff_rcl_ns", "cond hand-off ns")]
@@ -44,11 +46,13 @@ rows = {v: [json.load(open(f"{out}/{v}.{r}.json")) for r in range(1, rounds + 1)
 for r in range(rounds):
     for v in ("old", "new"):
         d = rows[v][r]
-        print(f"round {r + 1} {v}: " + ", ".join(f"{name} {d[k]:.1f}" for k, name in keys))
-print("medians:")
+        print(f"round {r + 1} {v}: " + ", ".join(f"{name} {d[k]:.1f}" for k, name in keys if k in d))
+print("medians (a probe one of the two builds does not have is left out):")
 for k, name in keys:
+    if not all(k in d for v in ("old", "new") for d in rows[v]):
+        continue
     o = statistics.median(d[k] for d in rows["old"])
     n = statistics.median(d[k] for d in rows["new"])
-    print(f"  {name:26s} old {o:9.1f}  new {n:9.1f}  new/old {n / o:.2f}")
+    print(f"  {name:28s} old {o:9.1f}  new {n:9.1f}  new/old {n / o:.2f}")
 PYEOF
 echo "raw JSON: $out"

@@ -239,7 +239,12 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         C += " };\n";
         CtxArg = "&rcl_ctx";
     }
-    std::string Call = "rcl_delegate(" + LockExpr + ", " + Name + ", " + CtxArg + ")";
+    // A context travels by copy (rcl_delegate_ctx): the section only reads its by-value fields
+    // and follows its by-pointer ones, never takes a field's address (CaptureAnalysis), so the
+    // runtime may run it on a copy inside the request line.
+    std::string Call =
+        HasContext ? "rcl_delegate_ctx(" + LockExpr + ", " + Name + ", &rcl_ctx, sizeof rcl_ctx)"
+                   : "rcl_delegate(" + LockExpr + ", " + Name + ", " + CtxArg + ")";
     if (!CS.Mutex.Remote.empty()) {
         // The pair is defined in another unit: its getter (weak) exists when rcl-rewrite
         // checked the definitions there; without it the section runs under the wrappers, as

@@ -169,10 +169,18 @@ static inline struct rcl_mailbox *client_mailbox(struct rcl_server *s) {
     return mb;
 }
 
+/* size: the context's, to copy into the request line (pass.c, "Contexts in the request line");
+ * 0 or more than RCL_CTX_INLINE_MAX: by pointer. */
 static inline void post(struct rcl_server *s, struct rcl_mailbox *mb, pthread_mutex_t *lock,
-                        rcl_cs_fn fn, void *ctx, int err) {
+                        rcl_cs_fn fn, void *ctx, size_t size, int err) {
     __atomic_store_n(&mb->lock, lock, __ATOMIC_RELAXED); /* read early by next_wants (pass.c) */
-    mb->ctx = ctx;
+    if (size && size <= RCL_CTX_INLINE_MAX) {
+        memcpy(mb->ctx.bytes, ctx, size);
+        mb->ctx_size = (uint16_t)size;
+    } else {
+        mb->ctx.ptr = ctx;
+        mb->ctx_size = 0;
+    }
     mb->err = err; /* the section sees the caller's errno (pass.c copies it back) */
     atomic_store_explicit(&mb->fn, fn, memory_order_release); /* pairs: scan() acquire */
     rcl_server_kick_posted(s);
@@ -204,7 +212,7 @@ static void nested_wait_begin(struct rcl_server *self, struct rcl_server *to) {
 
 /* Run fn(ctx) on lock's server s (or inline, nested on the same server). */
 static int on_server(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
-                     uint64_t *cs_ns) {
+                     size_t size, uint64_t *cs_ns) {
     /* A fork is being prepared and the servers are paused: a pthread_atfork prepare handler
      * that runs after ours (registered before the runtime started) may still take a converted
      * lock; the forking thread runs its section itself (mixed mode) instead of waiting for a
@@ -222,13 +230,14 @@ static int on_server(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, 
      * futex calls change it (test/runtime/response_toggle_wrap.c saw ENOENT there). */
     int err = errno;
     struct rcl_mailbox *mb = client_mailbox(s);
-    post(s, mb, lock, fn, ctx, err);
+    post(s, mb, lock, fn, ctx, size, err);
     rcl_client_wait(s, mb);
     if (self) atomic_store_explicit(&self->waiting_on, NULL, memory_order_release);
     if (__builtin_expect(mb->status != RCL_ANSWER_RAN, 0)) {
         errno = err; /* handed back: the section runs here, with the caller's errno */
         return run_locally(lock, fn, ctx);
     }
+    if (mb->ctx_size) memcpy(ctx, mb->ctx.bytes, mb->ctx_size); /* what the section wrote */
     if (cs_ns) *cs_ns = mb->cs_ns;
     errno = mb->err;
     return mb->ret;
@@ -236,16 +245,17 @@ static int on_server(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, 
 
 /* RCL_MODE=adaptive: the lock's current path (adaptive.c), one call in a few timed. */
 static int adaptive(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
-                    uint64_t *cs_ns) {
+                    size_t size, uint64_t *cs_ns) {
     struct rcl_adaptive_call call;
     bool sample;
     enum rcl_path path = rcl_adaptive_begin(lock, fn, ctx, &call, &sample);
     /* RCL_STATS counts the calls under the mutex (through a trampoline, and on a line of the
      * lock's entry that would otherwise move between the callers at every call): only then. */
-    if (call.e && rcl_rt.cfg.stats != RCL_STATS_OFF) fn = rcl_adaptive_run, ctx = &call;
+    if (call.e && rcl_rt.cfg.stats != RCL_STATS_OFF) /* (call holds ctx: by pointer) */
+        fn = rcl_adaptive_run, ctx = &call, size = 0;
     uint64_t t0 = sample ? rcl_ticks() : 0;
-    int r =
-        path == RCL_PATH_LOCAL ? run_locally(lock, fn, ctx) : on_server(s, lock, fn, ctx, cs_ns);
+    int r = path == RCL_PATH_LOCAL ? run_locally(lock, fn, ctx)
+                                   : on_server(s, lock, fn, ctx, size, cs_ns);
     if (sample) {
         int err = errno;
         rcl_adaptive_end(&call, s, rcl_ticks() - t0);
@@ -254,11 +264,11 @@ static int adaptive(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, v
     return r;
 }
 
-static int delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, uint64_t *cs_ns) {
+static int delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, size_t size, uint64_t *cs_ns) {
     if (rcl_rt.cfg.mode == RCL_MODE_LOCAL) return run_locally(lock, fn, ctx);
     struct rcl_server *s = &rcl_rt.servers[server_index(lock)];
-    if (rcl_rt.cfg.mode == RCL_MODE_ADAPTIVE) return adaptive(s, lock, fn, ctx, cs_ns);
-    return on_server(s, lock, fn, ctx, cs_ns);
+    if (rcl_rt.cfg.mode == RCL_MODE_ADAPTIVE) return adaptive(s, lock, fn, ctx, size, cs_ns);
+    return on_server(s, lock, fn, ctx, size, cs_ns);
 }
 
 /* The inline fast path (rcl.h's rcl__delegate_inline). A call that would run in the caller
@@ -285,17 +295,27 @@ static int delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, uint64_t *cs
 RCL_API int rcl__all_local;
 RCL_API RCL_TLS struct rcl__fast rcl__fast_tls;
 
-__attribute__((noinline)) int(rcl_delegate)(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {
+/* rcl_delegate and rcl_delegate_ctx; site: their caller, for the profiler. */
+static inline __attribute__((always_inline)) int entry(pthread_mutex_t *lock, rcl_cs_fn fn,
+                                                       void *ctx, size_t size, const void *site) {
     rcl_runtime_ensure();
     if (__builtin_expect(rcl_rt.prof_begin != NULL, 0)) {
-        const void *site = __builtin_return_address(0);
         uint64_t cs_ns = 0;
         rcl_rt.prof_begin(lock, site);
-        int r = delegate(lock, fn, ctx, &cs_ns);
+        int r = delegate(lock, fn, ctx, size, &cs_ns);
         rcl_rt.prof_end(lock, site, cs_ns);
         return r;
     }
-    return delegate(lock, fn, ctx, NULL);
+    return delegate(lock, fn, ctx, size, NULL);
+}
+
+__attribute__((noinline)) int(rcl_delegate)(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {
+    return entry(lock, fn, ctx, 0, __builtin_return_address(0));
+}
+
+__attribute__((noinline)) int(rcl_delegate_ctx)(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
+                                                size_t size) {
+    return entry(lock, fn, ctx, size, __builtin_return_address(0));
 }
 
 /* ------------------------------------------------------------------ start-up, fork */
@@ -417,7 +437,7 @@ struct rcl_mailbox *rcl__mailbox_open(int server) {
 
 /* lock must map to the server the mailbox was opened on. */
 void rcl__mailbox_post(struct rcl_mailbox *mb, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {
-    post(&rcl_rt.servers[server_index(lock)], mb, lock, fn, ctx, errno);
+    post(&rcl_rt.servers[server_index(lock)], mb, lock, fn, ctx, 0, errno);
 }
 
 bool rcl__mailbox_answered(struct rcl_mailbox *mb) {

@@ -121,24 +121,36 @@ RCL_HIDDEN void rcl_placement_client_register(const struct rcl_placement *pl);
 /* ------------------------------------------------------------------ mailboxes */
 
 /*
- * One request slot: exactly one cache line, owned by one (client thread, server) pair.
- * Field ownership is explained at the top of pass.c; the cancellation fields (wait,
- * wait_cond) at the top of cond.c.
+ * One request slot, owned by one (client thread, server) pair: two cache lines. The first
+ * carries everything a request and its answer need -- the section, its lock, errno, the result
+ * and the context itself when it is small (rcl_delegate_ctx) -- so that a request costs the
+ * server that one line; the second holds what only the slow paths touch (parking, the
+ * cancellation of a condition wait, profiling, allocation). Field ownership is explained at
+ * the top of pass.c; the cancellation fields (wait, wait_cond) at the top of cond.c.
  */
+#define RCL_CTX_INLINE_MAX 32 /* bytes of context that travel inside the request line */
 struct rcl_mailbox {
-    _Atomic(rcl_cs_fn) fn;     /* client: posts (release); server: clears on answer (release);
-                                  client: withdraws while its server has no poller (server.c) */
-    void *ctx;                 /* client, before posting */
-    pthread_mutex_t *lock;     /* client, before posting */
-    uint64_t cs_ns;            /* server, before clearing fn, when profiling */
+    /* the request line */
+    _Atomic(rcl_cs_fn) fn;   /* client: posts (release); server: clears on answer (release);
+                                client: withdraws while its server has no poller (server.c) */
+    pthread_mutex_t *lock;   /* client, before posting */
+    int ret;                 /* server, before clearing fn */
+    int err;                 /* errno: client before posting, server before clearing fn */
+    uint16_t status;         /* enum rcl_answer: server (or withdrawing client), before fn = NULL */
+    uint16_t ctx_size;       /* client, before posting: 0, the context is ctx.ptr; else its
+                                size, and the context is ctx.bytes (copied in and out) */
+    _Atomic uint32_t parked; /* client: 1 before futex-waiting; server: 0 and wake */
+    union {
+        void *ptr;
+        _Alignas(16) unsigned char bytes[RCL_CTX_INLINE_MAX];
+    } ctx; /* client, before posting; the section writes bytes on the server */
+    /* the slow paths' line */
+    uint64_t cs_ns __attribute__((aligned(RCL_CACHE_LINE))); /* server, before clearing fn,
+                                                                 when profiling */
     pthread_cond_t *wait_cond; /* server, before wait = RCL_WAIT_WAITING (cond.c) */
-    int ret;                   /* server, before clearing fn */
-    int err;                   /* errno: client before posting, server before clearing fn */
-    _Atomic uint32_t parked;   /* client: 1 before futex-waiting; server: 0 and wake */
     _Atomic uint32_t wait;     /* cancellation of a section waiting on a condition (cond.c) */
     int tid;                   /* the owning client's kernel thread id (allocation) */
-    uint16_t status;         /* enum rcl_answer: server (or withdrawing client), before fn = NULL */
-    _Atomic uint16_t in_use; /* slot allocated to a client (registration lock) */
+    _Atomic uint16_t in_use;   /* slot allocated to a client (registration lock) */
 } __attribute__((aligned(RCL_CACHE_LINE)));
 
 /* mailbox wait: a delegated section waiting on a condition, and its client's cancellation. */
@@ -157,7 +169,9 @@ enum rcl_answer {
     RCL_ANSWER_CANCELLED = 2, /* abandoned in a condition wait: its client is being cancelled */
 };
 
-_Static_assert(sizeof(struct rcl_mailbox) == RCL_CACHE_LINE, "a mailbox is one cache line");
+_Static_assert(offsetof(struct rcl_mailbox, ctx) + RCL_CTX_INLINE_MAX == RCL_CACHE_LINE &&
+                   sizeof(struct rcl_mailbox) == 2 * RCL_CACHE_LINE,
+               "a mailbox is a request line, context included, and a line for the slow paths");
 
 #define RCL_CHUNK_SLOTS 64
 

@@ -5,16 +5,18 @@
  * THE MAILBOX PROTOCOL
  * ==========================================================================================
  *
- * Each client thread owns one mailbox (struct rcl_mailbox, one 64-byte cache line) per server
- * it has delegated to. A server scans the mailboxes [0, nslots) of its chunk list in order.
+ * Each client thread owns one mailbox (struct rcl_mailbox: a 64-byte request line and a line
+ * for the slow paths) per server it has delegated to. A server scans the mailboxes [0, nslots)
+ * of its chunk list in order, reading the request lines only.
  *
  * Fields and their single writers:
  *
  *   field    written by   when                                   ordering
  *   -------  -----------  -------------------------------------  ----------------------------
  *   lock,ctx, client      while fn == NULL                       plain; published by fn (lock
- *   err                                                          also relaxed-atomic: see
- *                                                                next_wants)
+ *   ctx_size,                                                    also relaxed-atomic: see
+ *   err                                                          next_wants)
+ *   ctx.bytes server      the section, while fn != NULL          plain; published by fn
  *   fn       client       post: NULL -> cs function              release (pairs with the
  *                                                                server's acquire load)
  *   fn       server       answer: cs function -> NULL            release (pairs with the
@@ -36,11 +38,19 @@
  * Hence: only the client moves fn away from NULL, only the server moves it back (or the client,
  * under the pool lock, while no thread of the server can start a request), so each request is
  * run exactly once and its context is never touched by the server after the answer (the client
- * may reuse its stack frame as soon as it sees fn == NULL). No atomic read-modify-write is
- * executed per request on the server: one acquire load to find the request, the call, a few
- * plain stores and one release store to answer. x86 compiles acquire loads and release stores
- * to plain moves. errno travels in err: the client's value before the section, the section's
- * after it (the server sets and reads its own errno around the call).
+ * may reuse its stack frame as soon as it sees fn == NULL).
+ *
+ * Contexts in the request line (rcl_delegate_ctx, what rcl-rewrite emits): a context of at most
+ * RCL_CTX_INLINE_MAX bytes, whose section reads and writes it only through its argument, is
+ * copied by the client into ctx.bytes before the post; the section runs on that copy, and the
+ * client copies it back after an answer RAN (not after HAND_BACK: the caller then runs the
+ * section itself on its own context; nor after CANCELLED: the section was abandoned). So the
+ * server reads one line of the client per request, not also the client's stack (ffwd's
+ * arguments in the request line); larger contexts go by pointer (ctx_size = 0). No atomic
+ * read-modify-write is executed per request on the server: one acquire load to find the request,
+ * the call, a few plain stores and one release store to answer. x86 compiles acquire loads and
+ * release stores to plain moves. errno travels in err: the client's value before the section, the
+ * section's after it (the server sets and reads its own errno around the call).
  *
  * Answers (status): RAN (ret and err are the section's), HAND_BACK (not run: the caller runs
  * the section itself under pthread_mutex_lock -- see try_take for when), CANCELLED (cond.c).
@@ -293,7 +303,7 @@ static inline __attribute__((always_inline)) void serve(struct rcl_worker *w, st
                                                         bool profiling, const struct cursor *at) {
     uint64_t t0 = profiling ? rcl_now_ns() : 0;
     *w->errp = mb->err; /* the section sees its caller's errno ... */
-    int r = run_cs(w, mb->lock, fn, mb->ctx);
+    int r = run_cs(w, mb->lock, fn, mb->ctx_size ? (void *)mb->ctx.bytes : mb->ctx.ptr);
     int err = *w->errp; /* ... and its caller sees what it left there (answer) */
     uint64_t cs_ns = profiling ? rcl_now_ns() - t0 : 0;
     /* End of the batch: release the mutex BEFORE the answer. Once rcl_delegate has returned,

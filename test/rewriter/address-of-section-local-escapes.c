@@ -25,7 +25,7 @@ static int *escaped;
 
 // CHECK: int pointer_to_pointer(void)
 // CHECK: int *p = &g;
-// CHECK: rcl_delegate(&m,
+// CHECK: rcl_delegate_ctx(&m,
 int pointer_to_pointer(void) {
     pthread_mutex_lock(&m);
     int *p = &g;
@@ -38,7 +38,7 @@ int pointer_to_pointer(void) {
 // DIAG: rcl: summary: 2 converted, 0 refused
 // CHECK: int array_escapes(void)
 // CHECK: int a[2] = {1, 2};
-// CHECK: rcl_delegate(&m,
+// CHECK: rcl_delegate_ctx(&m,
 int array_escapes(void) {
     pthread_mutex_lock(&m);
     int a[2] = {1, 2};

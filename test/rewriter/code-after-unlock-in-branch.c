@@ -23,7 +23,7 @@ static int total;
 // CHECK-NEXT:         return 1;
 // CHECK-NEXT:     } else
 // CHECK-NEXT:         return 0;
-// CHECK: if (rcl_delegate(&m, rcl_cs_add_1, &rcl_ctx) == 1) {
+// CHECK: if (rcl_delegate_ctx(&m, rcl_cs_add_1, &rcl_ctx, sizeof rcl_ctx) == 1) {
 // CHECK-NEXT:     printf("added %d, total %d\n", v, total);
 // CHECK-NEXT: }
 // CHECK-NOT: printf("added

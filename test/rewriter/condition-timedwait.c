@@ -38,7 +38,7 @@ static int ready, waiting;
 // CHECK-NEXT: }
 // CHECK: static int timed_wait(const struct timespec *deadline)
 // CHECK: struct rcl_cs_timed_wait_1_ctx rcl_ctx = { .rc = &rc, .deadline = deadline };
-// CHECK-NEXT: rcl_delegate(&m, rcl_cs_timed_wait_1, &rcl_ctx);
+// CHECK-NEXT: rcl_delegate_ctx(&m, rcl_cs_timed_wait_1, &rcl_ctx, sizeof rcl_ctx);
 static int timed_wait(const struct timespec *deadline)
 {
     int rc = 0;
@@ -54,7 +54,7 @@ static int timed_wait(const struct timespec *deadline)
 // CHECK: static RCL_SECTION_INLINE int rcl_cs_clock_wait_1(void *rcl_arg)
 // CHECK:     clockid_t clock = rcl_ctx->clock;
 // CHECK:         (*rcl_ctx->rc) = rcl_cond_clockwait(&cv, &m, clock, deadline);
-// CHECK: rcl_delegate(&m, rcl_cs_clock_wait_1, &rcl_ctx);
+// CHECK: rcl_delegate_ctx(&m, rcl_cs_clock_wait_1, &rcl_ctx, sizeof rcl_ctx);
 static int clock_wait(clockid_t clock, const struct timespec *deadline)
 {
     int rc = 0;

@@ -43,7 +43,7 @@ static unsigned char seen[ITEMS];
 // CHECK-NEXT:     return 0;
 // CHECK-NEXT: }
 // CHECK: static void put(struct buffer *b, int item)
-// CHECK: rcl_delegate(&b->lock, rcl_cs_put_1, &rcl_ctx);
+// CHECK: rcl_delegate_ctx(&b->lock, rcl_cs_put_1, &rcl_ctx, sizeof rcl_ctx);
 static void put(struct buffer *b, int item)
 {
     pthread_mutex_lock(&b->lock);
@@ -66,7 +66,7 @@ static void put(struct buffer *b, int item)
 // CHECK-NEXT:     (*rcl_ctx->item) = b->items[b->head];
 // CHECK: static int get(struct buffer *b)
 // CHECK: struct rcl_cs_get_1_ctx rcl_ctx = { .b = b, .item = &item };
-// CHECK-NEXT: rcl_delegate(&b->lock, rcl_cs_get_1, &rcl_ctx);
+// CHECK-NEXT: rcl_delegate_ctx(&b->lock, rcl_cs_get_1, &rcl_ctx, sizeof rcl_ctx);
 // SUMMARY-NOT: cannot convert
 // SUMMARY: rcl: summary: 2 converted, 0 refused
 static int get(struct buffer *b)

@@ -66,7 +66,7 @@ static void register_worker(void)
 // CHECK-NEXT:     (*rcl_ctx->seen) = registered;
 // CHECK-NEXT:     return 0;
 // CHECK-NEXT: }
-// CHECK: rcl_delegate(&init_lock, rcl_cs_wait_all_1, &rcl_ctx);
+// CHECK: rcl_delegate_ctx(&init_lock, rcl_cs_wait_all_1, &rcl_ctx, sizeof rcl_ctx);
 static int wait_all(int n)
 {
     int seen;

@@ -73,7 +73,7 @@ static void start(void)
 // CHECK-NEXT: }
 // CHECK: static int take(struct slot *s)
 // CHECK: struct rcl_cs_take_1_ctx rcl_ctx = { .s = s, .got = &got };
-// CHECK-NEXT: rcl_delegate(&s->lock, rcl_cs_take_1, &rcl_ctx);
+// CHECK-NEXT: rcl_delegate_ctx(&s->lock, rcl_cs_take_1, &rcl_ctx, sizeof rcl_ctx);
 static int take(struct slot *s)
 {
     int got;
@@ -92,7 +92,7 @@ static int take(struct slot *s)
 // CHECK-NEXT:         rcl_cond_wait(&s->emptied, &s->lock);
 // CHECK-NEXT:     s->value = v;
 // CHECK: static void put(struct slot *s, int v)
-// CHECK: rcl_delegate(&s->lock, rcl_cs_put_1, &rcl_ctx);
+// CHECK: rcl_delegate_ctx(&s->lock, rcl_cs_put_1, &rcl_ctx, sizeof rcl_ctx);
 // SUMMARY-NOT: cannot convert
 // SUMMARY: rcl: summary: 4 converted, 0 refused
 static void put(struct slot *s, int v)

@@ -28,7 +28,7 @@ static long counter;
 // CHECK-NEXT: long v;
 // CHECK-NEXT: {
 // CHECK-NEXT:     struct rcl_cs_bump_1_ctx rcl_ctx = { .k = k, .v = &v };
-// CHECK-NEXT:     rcl_delegate(&lock, rcl_cs_bump_1, &rcl_ctx);
+// CHECK-NEXT:     rcl_delegate_ctx(&lock, rcl_cs_bump_1, &rcl_ctx, sizeof rcl_ctx);
 // CHECK-NEXT: }
 // CHECK-NEXT: return v;
 static long bump(int k)

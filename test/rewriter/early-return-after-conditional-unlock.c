@@ -32,7 +32,7 @@ struct queue {
 // CHECK-NEXT: }
 // CHECK: static int pop(struct queue *q)
 // CHECK: struct rcl_cs_pop_1_ctx rcl_ctx = { .q = q, .it = &it };
-// CHECK-NEXT: if (rcl_delegate(&q->m, rcl_cs_pop_1, &rcl_ctx) == 1) {
+// CHECK-NEXT: if (rcl_delegate_ctx(&q->m, rcl_cs_pop_1, &rcl_ctx, sizeof rcl_ctx) == 1) {
 // CHECK-NEXT:     return -1;
 // CHECK-NEXT: }
 // CHECK-NOT: pthread_mutex_lock

@@ -29,8 +29,8 @@ static int nopen, saved;
 // CHECK:     (*rcl_ctx->v) = strtol("99999999999999999999999", NULL, 10);
 // CHECK-NEXT: saved = errno;
 // CHECK: int main(void)
-// CHECK: rcl_delegate(&m, rcl_cs_main_1, &rcl_ctx);
-// CHECK: rcl_delegate(&m, rcl_cs_main_2, &rcl_ctx);
+// CHECK: rcl_delegate_ctx(&m, rcl_cs_main_1, &rcl_ctx, sizeof rcl_ctx);
+// CHECK: rcl_delegate_ctx(&m, rcl_cs_main_2, &rcl_ctx, sizeof rcl_ctx);
 int main(void)
 {
     int fd;

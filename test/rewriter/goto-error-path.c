@@ -43,7 +43,7 @@ static int misses, deletes, busy;
 // CHECK-NEXT:     int rc = 0;
 // CHECK-NEXT:     {
 // CHECK-NEXT:         struct rcl_cs_kv_delete_1_ctx rcl_ctx = { .key = key, .rc = &rc };
-// CHECK-NEXT:         rcl_delegate(&cache_lock, rcl_cs_kv_delete_1, &rcl_ctx);
+// CHECK-NEXT:         rcl_delegate_ctx(&cache_lock, rcl_cs_kv_delete_1, &rcl_ctx, sizeof rcl_ctx);
 // CHECK-NEXT:     }
 // CHECK-NEXT:     return rc;
 // CHECK-NEXT: }
@@ -81,7 +81,7 @@ out:
 // CHECK-NEXT:     int v = -1;
 // CHECK-NEXT:     {
 // CHECK-NEXT:         struct rcl_cs_kv_take_1_ctx rcl_ctx = { .key = key, .v = &v };
-// CHECK-NEXT:         rcl_delegate(&cache_lock, rcl_cs_kv_take_1, &rcl_ctx);
+// CHECK-NEXT:         rcl_delegate_ctx(&cache_lock, rcl_cs_kv_take_1, &rcl_ctx, sizeof rcl_ctx);
 // CHECK-NEXT:     }
 // CHECK-NEXT:     return v;
 static int kv_take(int key)
@@ -132,7 +132,7 @@ out:;
 // CHECK-NEXT:     return 0;
 // CHECK-NEXT: }
 // CHECK: static int kv_add(int key, int n)
-// CHECK:         if (rcl_delegate(&cache_lock, rcl_cs_kv_add_1, &rcl_ctx) == 1) {
+// CHECK:         if (rcl_delegate_ctx(&cache_lock, rcl_cs_kv_add_1, &rcl_ctx, sizeof rcl_ctx) == 1) {
 // CHECK-NEXT:             return -1;
 // CHECK-NEXT:         }
 static int kv_add(int key, int n)

@@ -30,7 +30,7 @@ static int table[8], stores, failures;
 // CHECK: stores++;
 // CHECK-NEXT: return 0;
 // CHECK: int store(int key, int value)
-// CHECK: int rcl_exit = rcl_delegate(&m, rcl_cs_store_1, &rcl_ctx);
+// CHECK: int rcl_exit = rcl_delegate_ctx(&m, rcl_cs_store_1, &rcl_ctx, sizeof rcl_ctx);
 // CHECK-NEXT: if (rcl_exit == 1) {
 // CHECK-NEXT:     goto rcl_fail_unlocked;
 // CHECK-NEXT: } else if (rcl_exit == 2) {

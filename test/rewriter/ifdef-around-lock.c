@@ -41,7 +41,7 @@ static void inc(void)
 // CHECK-NEXT: counter -= n;
 // CHECK-NEXT: #endif
 // CHECK: static void add(long n)
-// CHECK: rcl_delegate(&m, rcl_cs_add_1, &rcl_ctx);
+// CHECK: rcl_delegate_ctx(&m, rcl_cs_add_1, &rcl_ctx, sizeof rcl_ctx);
 static void add(long n)
 {
     pthread_mutex_lock(&m);

@@ -21,7 +21,7 @@ static int stock[8];
 // CHECK:     stock[i]--;
 // CHECK-NEXT: return 0;
 // CHECK: struct rcl_cs_scan_1_ctx rcl_ctx = { .i = i, .found = &found };
-// CHECK-NEXT: int rcl_exit = rcl_delegate(&m, rcl_cs_scan_1, &rcl_ctx);
+// CHECK-NEXT: int rcl_exit = rcl_delegate_ctx(&m, rcl_cs_scan_1, &rcl_ctx, sizeof rcl_ctx);
 // CHECK-NEXT: if (rcl_exit == 1) {
 // CHECK-NEXT:     continue;
 // CHECK-NEXT: } else if (rcl_exit == 2) {

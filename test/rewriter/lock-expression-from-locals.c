@@ -19,7 +19,7 @@ struct table {
 // CHECK-NEXT:     struct table *tbl;
 // CHECK-NEXT:     unsigned int h;
 // CHECK-NEXT: };
-// CHECK: rcl_delegate(&tbl->locks[h & tbl->mask], rcl_cs_add_1, &rcl_ctx);
+// CHECK: rcl_delegate_ctx(&tbl->locks[h & tbl->mask], rcl_cs_add_1, &rcl_ctx, sizeof rcl_ctx);
 static void add(struct table *tbl, unsigned h)
 {
     pthread_mutex_lock(&tbl->locks[h & tbl->mask]);
@@ -48,7 +48,7 @@ static void reset_all(struct table *tbl);
 // CHECK-NEXT:     struct table *t;
 // CHECK-NEXT: };
 // CHECK: reset_all(&(*rcl_ctx->t));
-// CHECK: rcl_delegate(&t.locks[0], rcl_cs_passes_address_1, &rcl_ctx);
+// CHECK: rcl_delegate_ctx(&t.locks[0], rcl_cs_passes_address_1, &rcl_ctx, sizeof rcl_ctx);
 static int passes_address(void)
 {
     struct table t = {{PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,

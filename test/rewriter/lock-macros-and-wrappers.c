@@ -61,7 +61,7 @@ struct engine {
 // CHECK-NEXT: {
 // CHECK-NEXT:     {
 // CHECK-NEXT:         struct rcl_cs_engine_stat_1_ctx rcl_ctx = { .e = e };
-// CHECK-NEXT:         rcl_delegate(&e->stats_mutex, rcl_cs_engine_stat_1, &rcl_ctx);
+// CHECK-NEXT:         rcl_delegate_ctx(&e->stats_mutex, rcl_cs_engine_stat_1, &rcl_ctx, sizeof rcl_ctx);
 // CHECK-NEXT:     }
 // CHECK-NEXT: }
 static void engine_stat(struct engine *e)

@@ -102,7 +102,7 @@ int stored(void)
 // CHECK-NEXT: {
 // CHECK-NEXT: int err = 0;
 // CHECK-NEXT: {
-// CHECK: rcl_delegate(&m, rcl_cs_declared_1, &rcl_ctx);
+// CHECK: rcl_delegate_ctx(&m, rcl_cs_declared_1, &rcl_ctx, sizeof rcl_ctx);
 int declared(void)
 {
     int err = pthread_mutex_lock(&m);

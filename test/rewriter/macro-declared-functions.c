@@ -36,7 +36,7 @@ API void api_inc(void) { pthread_mutex_lock(&m); cnt++; pthread_mutex_unlock(&m)
 // slabs_adjust_mem_limit were skipped for that.
 // CHECK: static RCL_SECTION_INLINE int rcl_cs_positive_1(void *rcl_arg)
 // CHECK: bool positive(void)
-// CHECK: rcl_delegate(&m, rcl_cs_positive_1, &rcl_ctx);
+// CHECK: rcl_delegate_ctx(&m, rcl_cs_positive_1, &rcl_ctx, sizeof rcl_ctx);
 bool positive(void)
 {
     bool ret = false;

@@ -31,7 +31,7 @@ static int *stats_sizes_hist;
 // CHECK: static RCL_SECTION_INLINE int rcl_cs_sizes_disable_1(void *rcl_arg)
 // CHECK:     APPEND_STAT("sizes_status", "disabled");
 // CHECK-NEXT: return 0;
-// CHECK: rcl_delegate(&stats_sizes_lock, rcl_cs_sizes_disable_1, &rcl_ctx);
+// CHECK: rcl_delegate_ctx(&stats_sizes_lock, rcl_cs_sizes_disable_1, &rcl_ctx, sizeof rcl_ctx);
 static void sizes_disable(ADD_STAT add_stats, void *c)
 {
     mutex_lock(&stats_sizes_lock);

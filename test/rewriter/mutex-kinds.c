@@ -20,7 +20,7 @@ static pthread_mutex_t stripes[4] = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_IN
                                      PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER};
 static long totals[4], events;
 
-// CHECK: rcl_delegate(mp, rcl_cs_through_pointer_1, &rcl_ctx);
+// CHECK: rcl_delegate_ctx(mp, rcl_cs_through_pointer_1, &rcl_ctx, sizeof rcl_ctx);
 static void through_pointer(pthread_mutex_t *mp, long *out, long n)
 {
     pthread_mutex_lock(mp);
@@ -28,7 +28,7 @@ static void through_pointer(pthread_mutex_t *mp, long *out, long n)
     pthread_mutex_unlock(mp);
 }
 
-// CHECK: rcl_delegate(&a->lock, rcl_cs_deposit_1, &rcl_ctx);
+// CHECK: rcl_delegate_ctx(&a->lock, rcl_cs_deposit_1, &rcl_ctx, sizeof rcl_ctx);
 static void deposit(struct account *a, long n)
 {
     pthread_mutex_lock(&a->lock);
@@ -36,7 +36,7 @@ static void deposit(struct account *a, long n)
     pthread_mutex_unlock(&a->lock);
 }
 
-// CHECK: rcl_delegate(&stripes[i % 4], rcl_cs_stripe_1, &rcl_ctx);
+// CHECK: rcl_delegate_ctx(&stripes[i % 4], rcl_cs_stripe_1, &rcl_ctx, sizeof rcl_ctx);
 static void stripe(int i)
 {
     pthread_mutex_lock(&stripes[i % 4]);

@@ -16,7 +16,7 @@ static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static int v;
 
 // CHECK: int two(int c)
-// CHECK: int rcl_exit = rcl_delegate(&m, rcl_cs_two_1, &rcl_ctx);
+// CHECK: int rcl_exit = rcl_delegate_ctx(&m, rcl_cs_two_1, &rcl_ctx, sizeof rcl_ctx);
 // CHECK-NEXT: if (rcl_exit == 1) {
 // CHECK-NEXT:     return 1;
 // CHECK-NEXT: } else {
@@ -36,7 +36,7 @@ int two(int c)
 }
 
 // CHECK: int one(int c)
-// CHECK: rcl_delegate(&m, rcl_cs_one_1, &rcl_ctx);
+// CHECK: rcl_delegate_ctx(&m, rcl_cs_one_1, &rcl_ctx, sizeof rcl_ctx);
 // CHECK-NEXT: return v + c;
 int one(int c)
 {

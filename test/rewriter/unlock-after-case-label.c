@@ -28,7 +28,7 @@ static int table[4] = {10, 20, 30, 40};
 // CHECK-NEXT: }
 // CHECK-NEXT: return 0;
 // CHECK: static int lookup(int kind)
-// CHECK:     int rcl_exit = rcl_delegate(&m, rcl_cs_lookup_1, &rcl_ctx);
+// CHECK:     int rcl_exit = rcl_delegate_ctx(&m, rcl_cs_lookup_1, &rcl_ctx, sizeof rcl_ctx);
 // CHECK-NEXT: if (rcl_exit == 1) {
 // CHECK-NEXT:     return -2;
 // CHECK-NEXT: } else if (rcl_exit == 2) {

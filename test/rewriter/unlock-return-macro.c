@@ -29,7 +29,7 @@ static int v, failures;
 // CHECK: v += n;
 // CHECK-NEXT: return 3;
 // CHECK: int take(int n)
-// CHECK: int rcl_exit = rcl_delegate(&m, rcl_cs_take_1, &rcl_ctx);
+// CHECK: int rcl_exit = rcl_delegate_ctx(&m, rcl_cs_take_1, &rcl_ctx, sizeof rcl_ctx);
 // CHECK-NEXT: if (rcl_exit == 1) {
 // CHECK-NEXT:     return (-1);
 // CHECK-NEXT: } else if (rcl_exit == 2) {

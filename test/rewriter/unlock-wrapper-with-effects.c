@@ -37,7 +37,7 @@ static long work;
 // CHECK-NEXT: rcl_twist_before_unlock(&L, bonus); return 1;
 // CHECK-NEXT: }
 // CHECK-NEXT: rcl_twist_before_unlock(&L, +1); return 0;
-// CHECK: if (rcl_delegate(&L.m, rcl_cs_worker_1, &rcl_ctx) == 1) {
+// CHECK: if (rcl_delegate_ctx(&L.m, rcl_cs_worker_1, &rcl_ctx, sizeof rcl_ctx) == 1) {
 // CHECK-NEXT: continue;
 // CHECK-NOT: rcl_twist_before_unlock(struct
 // ERR: rcl: summary: 1 converted, 0 refused

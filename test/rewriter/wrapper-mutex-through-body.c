@@ -46,9 +46,9 @@ static long counter, seen, items[4], stats, slots[4];
 // CHECK: __attribute__((unused)) static void lk_unlock(struct lk *l)
 // CHECK: static void *worker(void *a)
 // CHECK: rcl_delegate(&L.mutex, rcl_cs_worker_1, (void *)0);
-// CHECK: rcl_delegate(&item_locks[(h) & ((1U << (item_lock_hashpower)) - 1)], rcl_cs_worker_2, &rcl_ctx);
+// CHECK: rcl_delegate_ctx(&item_locks[(h) & ((1U << (item_lock_hashpower)) - 1)], rcl_cs_worker_2, &rcl_ctx, sizeof rcl_ctx);
 // CHECK: rcl_delegate(&stats_lock, rcl_cs_worker_3, (void *)0);
-// CHECK: rcl_delegate(&table[(h) & (3)], rcl_cs_worker_4, &rcl_ctx);
+// CHECK: rcl_delegate_ctx(&table[(h) & (3)], rcl_cs_worker_4, &rcl_ctx, sizeof rcl_ctx);
 // ERR-DAG: rcl:   lock 'L.mutex': 1 converted, 0 refused
 // ERR-DAG: rcl:   lock 'item_locks[(h) & ((1U << (item_lock_hashpower)) - 1)]': 1 converted, 0 refused
 // ERR-DAG: rcl:   lock 'stats_lock': 1 converted, 0 refused

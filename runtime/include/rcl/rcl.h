@@ -2,9 +2,9 @@
  * rcl.h - Remote Core Locking runtime (librcl), public interface.
  *
  * NAME
- *     rcl_delegate, rcl_cond_wait, rcl_cond_timedwait, rcl_cond_clockwait, rcl_lock_assign,
- *     rcl_lock_server, rcl_server_count, rcl_mode, rcl_on_server - run critical sections of
- *     pthread mutexes on dedicated server threads
+ *     rcl_delegate, rcl_delegate_ctx, rcl_cond_wait, rcl_cond_timedwait, rcl_cond_clockwait,
+ *     rcl_lock_assign, rcl_lock_server, rcl_server_count, rcl_mode, rcl_on_server - run
+ *     critical sections of pthread mutexes on dedicated server threads
  *
  * SYNOPSIS
  *     #include <rcl/rcl.h>
@@ -108,6 +108,19 @@ typedef int (*rcl_cs_fn)(void *ctx);
  * Returns fn's result. Never fails: a misconfigured runtime falls back to its defaults.
  */
 RCL_API int rcl_delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx);
+
+/**
+ * rcl_delegate_ctx - rcl_delegate for a context of `size` bytes that may travel by copy.
+ *
+ * The same contract as rcl_delegate, when fn reads and writes its context only through its
+ * argument, within those `size` bytes, and keeps no pointer to it after returning (pointers
+ * the context holds are followed as usual). Then a small context (up to 32 bytes, the room the
+ * request's cache line has: RCL_CTX_INLINE_MAX in runtime/src/internal.h) is copied into the
+ * request itself and what fn wrote there is copied back before the call returns, so that the
+ * server reads no line of the caller's stack; a larger one goes by pointer. What rcl-rewrite
+ * emits for a section with a context.
+ */
+RCL_API int rcl_delegate_ctx(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, size_t size);
 
 /**
  * rcl_cond_wait, rcl_cond_timedwait, rcl_cond_clockwait - wait on a condition variable inside a
@@ -222,7 +235,8 @@ extern RCL_API int rcl__all_local;
 #ifndef RCL_NO_INLINE
 /* (every name here starts with rcl__: a program's macros must not rename them) */
 static __inline__ __attribute__((always_inline)) int
-rcl__delegate_inline(pthread_mutex_t *rcl__lock, rcl_cs_fn rcl__fn, void *rcl__ctx) {
+rcl__delegate_inline(pthread_mutex_t *rcl__lock, rcl_cs_fn rcl__fn, void *rcl__ctx,
+                     size_t rcl__size) {
     struct rcl__fast_way *rcl__f = rcl__fast_way_of(rcl__lock);
     int rcl__here = __atomic_load_n(&rcl__all_local, __ATOMIC_RELAXED);
     if (!rcl__here && rcl__f->rcl__lock == rcl__lock && rcl__f->rcl__left &&
@@ -236,9 +250,12 @@ rcl__delegate_inline(pthread_mutex_t *rcl__lock, rcl_cs_fn rcl__fn, void *rcl__c
         pthread_mutex_unlock(rcl__lock);
         return rcl__r;
     }
-    return rcl_delegate(rcl__lock, rcl__fn, rcl__ctx);
+    /* (rcl__size is a constant at every call site: one of the two calls remains) */
+    return rcl__size ? rcl_delegate_ctx(rcl__lock, rcl__fn, rcl__ctx, rcl__size)
+                     : rcl_delegate(rcl__lock, rcl__fn, rcl__ctx);
 }
-#define rcl_delegate(lock, fn, ctx) rcl__delegate_inline(lock, fn, ctx)
+#define rcl_delegate(lock, fn, ctx)           rcl__delegate_inline(lock, fn, ctx, 0)
+#define rcl_delegate_ctx(lock, fn, ctx, size) rcl__delegate_inline(lock, fn, ctx, size)
 #endif
 
 #ifdef __cplusplus

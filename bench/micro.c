@@ -239,8 +239,8 @@ static void *worker(void *arg) {
             break;
         case L_RCL:
         case L_RCL_LOCAL:
-        case L_RCL_ADAPTIVE:
-            ret = rcl_delegate(&mutex, cs_body, &cs);
+        case L_RCL_ADAPTIVE: /* as rcl-rewrite emits it: the 8-byte context in the request */
+            ret = rcl_delegate_ctx(&mutex, cs_body, &cs, sizeof cs);
             break;
         case L_COUNT:
             break;

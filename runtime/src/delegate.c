@@ -238,7 +238,7 @@ static int on_server(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, 
         return run_locally(lock, fn, ctx);
     }
     if (mb->ctx_size) memcpy(ctx, mb->ctx.bytes, mb->ctx_size); /* what the section wrote */
-    if (cs_ns) *cs_ns = mb->cs_ns;
+    if (cs_ns) *cs_ns = rcl_slow(mb)->cs_ns;
     errno = mb->err;
     return mb->ret;
 }

@@ -121,16 +121,16 @@ RCL_HIDDEN void rcl_placement_client_register(const struct rcl_placement *pl);
 /* ------------------------------------------------------------------ mailboxes */
 
 /*
- * One request slot, owned by one (client thread, server) pair: two cache lines. The first
- * carries everything a request and its answer need -- the section, its lock, errno, the result
- * and the context itself when it is small (rcl_delegate_ctx) -- so that a request costs the
- * server that one line; the second holds what only the slow paths touch (parking, the
- * cancellation of a condition wait, profiling, allocation). Field ownership is explained at
- * the top of pass.c; the cancellation fields (wait, wait_cond) at the top of cond.c.
+ * One request slot, owned by one (client thread, server) pair: one cache line, which carries
+ * everything a request and its answer need -- the section, its lock, errno, the result and the
+ * context itself when it is small (rcl_delegate_ctx) -- so that a request costs the server that
+ * one line. What only the slow paths touch (the cancellation of a condition wait, profiling,
+ * allocation) is in the slot's struct rcl_mailbox_slow, in the same chunk (rcl_slow). Field
+ * ownership is explained at the top of pass.c; the cancellation fields (wait, wait_cond) at the
+ * top of cond.c.
  */
 #define RCL_CTX_INLINE_MAX 32 /* bytes of context that travel inside the request line */
 struct rcl_mailbox {
-    /* the request line */
     _Atomic(rcl_cs_fn) fn;   /* client: posts (release); server: clears on answer (release);
                                 client: withdraws while its server has no poller (server.c) */
     pthread_mutex_t *lock;   /* client, before posting */
@@ -144,9 +144,15 @@ struct rcl_mailbox {
         void *ptr;
         _Alignas(16) unsigned char bytes[RCL_CTX_INLINE_MAX];
     } ctx; /* client, before posting; the section writes bytes on the server */
-    /* the slow paths' line */
-    uint64_t cs_ns __attribute__((aligned(RCL_CACHE_LINE))); /* server, before clearing fn,
-                                                                 when profiling */
+} __attribute__((aligned(RCL_CACHE_LINE)));
+
+_Static_assert(offsetof(struct rcl_mailbox, ctx) + RCL_CTX_INLINE_MAX == RCL_CACHE_LINE &&
+                   sizeof(struct rcl_mailbox) == RCL_CACHE_LINE,
+               "a mailbox is one cache line, its context room included");
+
+/* What of a slot only the slow paths touch: its own line (no false sharing between clients). */
+struct rcl_mailbox_slow {
+    uint64_t cs_ns;            /* server, before clearing fn, when profiling */
     pthread_cond_t *wait_cond; /* server, before wait = RCL_WAIT_WAITING (cond.c) */
     _Atomic uint32_t wait;     /* cancellation of a section waiting on a condition (cond.c) */
     int tid;                   /* the owning client's kernel thread id (allocation) */
@@ -169,21 +175,28 @@ enum rcl_answer {
     RCL_ANSWER_CANCELLED = 2, /* abandoned in a condition wait: its client is being cancelled */
 };
 
-_Static_assert(offsetof(struct rcl_mailbox, ctx) + RCL_CTX_INLINE_MAX == RCL_CACHE_LINE &&
-                   sizeof(struct rcl_mailbox) == 2 * RCL_CACHE_LINE,
-               "a mailbox is a request line, context included, and a line for the slow paths");
-
 #define RCL_CHUNK_SLOTS 64
+/* Chunks are aligned to their size rounded up to a power of two, so that a slot finds its slow
+ * part from its own address (rcl_slow). */
+#define RCL_CHUNK_ALIGN 16384
 
 /* Slots come in chunks that are never freed while the process lives, so a server may read a
- * slot whose client has gone; slots are reused by later threads. */
+ * slot whose client has gone; slots are reused by later threads. The request lines are
+ * contiguous: a scan reads nothing else. */
 struct rcl_chunk {
     struct rcl_mailbox slot[RCL_CHUNK_SLOTS];
+    struct rcl_mailbox_slow slow[RCL_CHUNK_SLOTS];
     struct rcl_chunk *_Atomic next;
     /* the poller's own: since when each slot's request finds its mutex held locally (0: it
      * does not), for the bounded wait against local holders (pass.c) */
     uint64_t busy_since[RCL_CHUNK_SLOTS] __attribute__((aligned(RCL_CACHE_LINE)));
 };
+_Static_assert(sizeof(struct rcl_chunk) <= RCL_CHUNK_ALIGN, "a chunk within its alignment");
+
+static inline struct rcl_mailbox_slow *rcl_slow(struct rcl_mailbox *mb) {
+    struct rcl_chunk *c = (struct rcl_chunk *)((uintptr_t)mb & ~(uintptr_t)(RCL_CHUNK_ALIGN - 1));
+    return &c->slow[mb - c->slot];
+}
 
 /* ------------------------------------------------------------------ servers */
 

@@ -23,7 +23,7 @@ struct rcl_mailbox *rcl_mailbox_alloc(struct rcl_server *s) {
     for (uint32_t base = 0; base < n && !mb; base += RCL_CHUNK_SLOTS) {
         uint32_t lim = n - base < RCL_CHUNK_SLOTS ? n - base : RCL_CHUNK_SLOTS;
         for (uint32_t i = 0; i < lim; i++)
-            if (!atomic_load_explicit(&c->slot[i].in_use, memory_order_acquire)) {
+            if (!atomic_load_explicit(&c->slow[i].in_use, memory_order_acquire)) {
                 mb = &c->slot[i]; /* pairs: release in rcl_mailbox_free */
                 break;
             }
@@ -35,7 +35,7 @@ struct rcl_mailbox *rcl_mailbox_alloc(struct rcl_server *s) {
         for (uint32_t k = 0; k < n / RCL_CHUNK_SLOTS; k++) {
             struct rcl_chunk *next = atomic_load_explicit(&c->next, memory_order_relaxed);
             if (!next) {
-                if (posix_memalign((void **)&next, RCL_CACHE_LINE, sizeof *next) != 0)
+                if (posix_memalign((void **)&next, RCL_CHUNK_ALIGN, sizeof *next) != 0)
                     rcl_die("out of memory allocating a mailbox chunk for server %d", s->index);
                 memset(next, 0, sizeof *next);
                 atomic_store_explicit(&c->next, next, memory_order_release);
@@ -46,9 +46,9 @@ struct rcl_mailbox *rcl_mailbox_alloc(struct rcl_server *s) {
     }
     atomic_store_explicit(&mb->fn, NULL, memory_order_relaxed);
     atomic_store_explicit(&mb->parked, 0, memory_order_relaxed);
-    atomic_store_explicit(&mb->wait, RCL_WAIT_NONE, memory_order_relaxed);
-    mb->tid = (int)syscall(SYS_gettid); /* the allocating thread owns the slot */
-    atomic_store_explicit(&mb->in_use, 1, memory_order_relaxed);
+    atomic_store_explicit(&rcl_slow(mb)->wait, RCL_WAIT_NONE, memory_order_relaxed);
+    rcl_slow(mb)->tid = (int)syscall(SYS_gettid); /* the allocating thread owns the slot */
+    atomic_store_explicit(&rcl_slow(mb)->in_use, 1, memory_order_relaxed);
     if (grow) /* pairs: the server's acquire load of nslots in scan() */
         atomic_store_explicit(&s->nslots, n + 1, memory_order_release);
     pthread_mutex_unlock(&s->reg_lock);
@@ -57,5 +57,5 @@ struct rcl_mailbox *rcl_mailbox_alloc(struct rcl_server *s) {
 
 void rcl_mailbox_free(struct rcl_mailbox *mb) {
     /* The owner is not waiting on it, so fn is NULL: the slot can go to another thread. */
-    atomic_store_explicit(&mb->in_use, 0, memory_order_release);
+    atomic_store_explicit(&rcl_slow(mb)->in_use, 0, memory_order_release);
 }

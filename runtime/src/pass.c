@@ -5,9 +5,9 @@
  * THE MAILBOX PROTOCOL
  * ==========================================================================================
  *
- * Each client thread owns one mailbox (struct rcl_mailbox: a 64-byte request line and a line
- * for the slow paths) per server it has delegated to. A server scans the mailboxes [0, nslots)
- * of its chunk list in order, reading the request lines only.
+ * Each client thread owns one mailbox (struct rcl_mailbox: one 64-byte request line; what only
+ * slow paths touch is in its struct rcl_mailbox_slow, rcl_slow(mb)) per server it has delegated
+ * to. A server scans the mailboxes [0, nslots) of its chunk list in order: contiguous lines.
  *
  * Fields and their single writers:
  *
@@ -25,14 +25,17 @@
  *                         while the server has no poller
  *   ret,err, server       while fn != NULL, before the answer    plain; published by fn
  *   status,
+ *   slow.
  *   cs_ns
- *   wait,    server/      the cancellation protocol (cond.c)     its own (cond.c)
- *   wait_    client
+ *   slow.    server/      the cancellation protocol (cond.c)     its own (cond.c)
+ *   wait,    client
+ *   wait_
  *   cond
  *   parked   client       0 -> 1 before it futex-waits           then a seq_cst fence (D1)
  *   parked   server/      1 -> 0 to wake (server, after D2);     relaxed
  *            client       1 -> 0 when it stops waiting (client)
- *   in_use,  allocator    under the server's reg_lock             release/acquire
+ *   slow.    allocator    under the server's reg_lock             release/acquire
+ *   in_use,
  *   tid
  *
  * Hence: only the client moves fn away from NULL, only the server moves it back (or the client,
@@ -202,7 +205,7 @@ static enum take try_take(struct rcl_worker *w, struct rcl_mailbox *mb) {
         return TAKEN;
     }
     if (err == EBUSY) {
-        if (mutex_owner(lock) != mb->tid) return BUSY;
+        if (mutex_owner(lock) != rcl_slow(mb)->tid) return BUSY;
         rcl_stat_add(&w->s->back_owner, 1);
         return HAND_BACK;
     }
@@ -254,7 +257,7 @@ static inline void answer(struct rcl_server *s, struct rcl_pass *p, struct rcl_m
                           enum rcl_answer status, int r, uint64_t cs_ns) {
     mb->status = (uint16_t)status;
     mb->ret = r;
-    mb->cs_ns = cs_ns;
+    if (__builtin_expect(rcl_rt.prof_end != NULL, 0)) rcl_slow(mb)->cs_ns = cs_ns; /* profiling */
     atomic_store_explicit(&mb->fn, NULL, memory_order_release); /* pairs: client_wait acquire */
     p->answered[p->nanswered++] = mb;
     if (p->nanswered == RCL_ANSWERED_MAX) rcl_pass_flush(s, p);

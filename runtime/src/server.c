@@ -662,7 +662,7 @@ void rcl_server_init(struct rcl_server *s, int index, int cpu) {
     s->index = index;
     s->cpu = cpu;
     pthread_mutex_init(&s->reg_lock, NULL);
-    if (posix_memalign((void **)&s->chunks, RCL_CACHE_LINE, sizeof *s->chunks) != 0)
+    if (posix_memalign((void **)&s->chunks, RCL_CHUNK_ALIGN, sizeof *s->chunks) != 0)
         rcl_die("out of memory allocating server %d's mailboxes", index);
     memset(s->chunks, 0, sizeof *s->chunks);
 }

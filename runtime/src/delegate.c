@@ -227,7 +227,7 @@ static int on_server(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, 
         nested_wait_begin(self, s);
     }
     /* The caller's errno, before a first call's registration (its library calls) or a wait's
-     * futex calls change it (test/runtime/response_toggle_wrap.c saw ENOENT there). */
+     * futex calls change it (test/runtime/errno_every_answer.c: ENOENT from the registration). */
     int err = errno;
     struct rcl_mailbox *mb = client_mailbox(s);
     post(s, mb, lock, fn, ctx, size, err);

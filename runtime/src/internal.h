@@ -129,7 +129,7 @@ RCL_HIDDEN void rcl_placement_client_register(const struct rcl_placement *pl);
  * ownership is explained at the top of pass.c; the cancellation fields (wait, wait_cond) at the
  * top of cond.c.
  */
-#define RCL_CTX_INLINE_MAX 32 /* bytes of context that travel inside the request line */
+/* RCL_CTX_INLINE_MAX (rcl.h): the bytes of context that travel inside the request line */
 struct rcl_mailbox {
     _Atomic(rcl_cs_fn) fn;   /* client: posts (release); server: clears on answer (release);
                                 client: withdraws while its server has no poller (server.c) */

@@ -32,12 +32,12 @@ struct at_limit { /* 32 bytes, 16-byte aligned */
     uint64_t a;
     void *caller; /* the caller's &ctx */
 };
-_Static_assert(sizeof(struct at_limit) == 32, "exactly the inline limit");
+_Static_assert(sizeof(struct at_limit) == RCL_CTX_INLINE_MAX, "exactly the inline limit");
 struct over_limit {
     unsigned char bytes[32];
     unsigned char one_more;
 };
-_Static_assert(sizeof(struct over_limit) == 33, "one byte over the limit");
+_Static_assert(sizeof(struct over_limit) == RCL_CTX_INLINE_MAX + 1, "one byte over the limit");
 
 /* How the section saw its context: 0 the caller's own, 1 a copy, -1 a copy that lost data. */
 static int at_limit_cs(void *arg) {

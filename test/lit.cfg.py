@@ -70,3 +70,22 @@ if shutil.which("dpkg-query"):  # a Debian system: setup/ checks setup.sh's pack
     config.available_features.add("dpkg")
 if (os.cpu_count() or 1) >= 2:
     config.available_features.add("multicore")
+
+
+def membarrier_expedited():
+    """Whether membarrier(2) offers MEMBARRIER_CMD_PRIVATE_EXPEDITED here (the runtime's posts
+    then go without a fence: runtime/src/server.c)."""
+    import ctypes
+    nr = {"x86_64": 324, "aarch64": 283}.get(os.uname().machine)
+    if nr is None:
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        mask = libc.syscall(nr, 0, 0, 0)  # MEMBARRIER_CMD_QUERY
+    except (OSError, AttributeError):
+        return False
+    return mask > 0 and bool(mask & 8)  # MEMBARRIER_CMD_PRIVATE_EXPEDITED
+
+
+if membarrier_expedited():
+    config.available_features.add("membarrier")

@@ -148,7 +148,8 @@ void rcl_spin_unlock(rcl_spin_t *l) {
 /* ------------------------------------------------------------------ membarrier */
 
 static int barrier_cmd = -1; /* -1: not probed; 0: unavailable */
-bool rcl_post_light;         /* posts need no fence: park issues the heavy barrier */
+bool rcl_post_light; /* posts need no fence: park issues the heavy barrier (relaxed atomic) */
+static bool post_light_lost; /* the barrier failed after light posts began (park) */
 
 static void barrier_init(void) {
     long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
@@ -369,8 +370,20 @@ static bool wait_spare(struct rcl_worker *w) {
 static void park(struct rcl_server *s, unsigned skipped, uint64_t timeout_ns) {
     atomic_store_explicit(&s->sleeping, 1, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in rcl_server_kick */
-    if (rcl_post_light) /* [H]: pairs with [L] in rcl_server_kick_posted (design comment) */
-        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+    /* [H]: pairs with [L] in rcl_server_kick_posted (design comment). Should the barrier ever
+     * fail (it cannot once registered, short of a kernel change), posts fence from now on; a
+     * client may still post without one for a while (it read the flag before), so from then on
+     * every park is bounded (1 ms): an unseen post waits that long, it is never lost. */
+    if (__atomic_load_n(&rcl_post_light, __ATOMIC_RELAXED) &&
+        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
+        rcl_warn("server %d: membarrier(2) failed: %s; posts fence from now on", s->index,
+                 strerror(errno));
+        __atomic_store_n(&rcl_post_light, false, __ATOMIC_RELAXED);
+        __atomic_store_n(&post_light_lost, true, __ATOMIC_RELAXED);
+    }
+    if (__atomic_load_n(&post_light_lost, __ATOMIC_RELAXED) &&
+        (!timeout_ns || timeout_ns > 1000000))
+        timeout_ns = 1000000;
     if (rcl_pass_posted(s) > skipped || /* a request arrived after our last pass */
         atomic_load_explicit(&s->fork_hold, memory_order_relaxed)) {
         atomic_store_explicit(&s->sleeping, 0, memory_order_seq_cst);
@@ -395,7 +408,7 @@ void rcl_server_kick(struct rcl_server *s) {
 }
 
 void rcl_server_kick_posted(struct rcl_server *s) {
-    if (rcl_post_light)
+    if (__atomic_load_n(&rcl_post_light, __ATOMIC_RELAXED))
         atomic_signal_fence(memory_order_seq_cst); /* [L]: pairs with [H] in park */
     else
         atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in park */
@@ -635,6 +648,7 @@ static void *detector_main(void *arg) {
 void rcl_pool_after_fork(void) {
     barrier_cmd = -1; /* a child registers for membarrier(2) again when its servers start */
     rcl_post_light = false;
+    post_light_lost = false;
 }
 
 static void pool_start(struct rcl_server *s) {

@@ -68,8 +68,9 @@ static struct rcl_mailbox *cancellable_request(pthread_mutex_t *lock) {
 }
 
 static void wait_begins(struct rcl_mailbox *mb, pthread_cond_t *cond) {
-    rcl_slow(mb)->wait_cond = cond;
-    atomic_store_explicit(&rcl_slow(mb)->wait, RCL_WAIT_WAITING, memory_order_release);
+    struct rcl_mailbox_slow *slow = rcl_slow(mb);
+    slow->wait_cond = cond;
+    atomic_store_explicit(&slow->wait, RCL_WAIT_WAITING, memory_order_release);
     /* a parked client looks at the state only when it wakes: wake it now */
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&mb->parked, memory_order_relaxed)) rcl_futex_wake(&mb->parked, 1);
@@ -90,27 +91,27 @@ static struct rcl_mailbox *before_wait(pthread_cond_t *cond, pthread_mutex_t *lo
 
 /* The wait returned (mutex held): go on, or abandon the request of a cancelled client. */
 static void wait_ends(struct rcl_mailbox *mb, pthread_cond_t *cond) {
+    _Atomic uint32_t *wait = &rcl_slow(mb)->wait;
     uint32_t st = RCL_WAIT_WAITING;
-    if (atomic_compare_exchange_strong_explicit(&rcl_slow(mb)->wait, &st, RCL_WAIT_NONE,
-                                                memory_order_acq_rel, memory_order_acquire))
+    if (atomic_compare_exchange_strong_explicit(wait, &st, RCL_WAIT_NONE, memory_order_acq_rel,
+                                                memory_order_acquire))
         return;
     for (;;) {
         switch (st) {
         case RCL_WAIT_CLIENT: /* ask the client to leave its cancellable wait */
-            if (atomic_compare_exchange_strong_explicit(&rcl_slow(mb)->wait, &st, RCL_WAIT_RESUME,
-                                                        memory_order_acq_rel,
-                                                        memory_order_acquire)) {
-                rcl_futex_wake(&rcl_slow(mb)->wait, 1);
+            if (atomic_compare_exchange_strong_explicit(
+                    wait, &st, RCL_WAIT_RESUME, memory_order_acq_rel, memory_order_acquire)) {
+                rcl_futex_wake(wait, 1);
                 st = RCL_WAIT_RESUME;
             }
             break;
         case RCL_WAIT_RESUME:
-            rcl_futex_wait(&rcl_slow(mb)->wait, RCL_WAIT_RESUME, 0);
-            st = atomic_load_explicit(&rcl_slow(mb)->wait, memory_order_acquire);
+            rcl_futex_wait(wait, RCL_WAIT_RESUME, 0);
+            st = atomic_load_explicit(wait, memory_order_acquire);
             break;
         case RCL_WAIT_CANCEL:
             pthread_cond_signal(cond);
-            atomic_store_explicit(&rcl_slow(mb)->wait, RCL_WAIT_NONE, memory_order_relaxed);
+            atomic_store_explicit(wait, RCL_WAIT_NONE, memory_order_relaxed);
             rcl_pass_abandon(rcl_self_worker, mb);
         default: /* NONE: the client left */
             return;

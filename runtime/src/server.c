@@ -149,7 +149,6 @@ void rcl_spin_unlock(rcl_spin_t *l) {
 
 static int barrier_cmd = -1; /* -1: not probed; 0: unavailable */
 bool rcl_post_light; /* posts need no fence: park issues the heavy barrier (relaxed atomic) */
-static bool post_light_lost; /* the barrier failed after light posts began (park) */
 
 static void barrier_init(void) {
     long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
@@ -161,6 +160,19 @@ static void barrier_init(void) {
     else
         barrier_cmd = 0;
     rcl_post_light = barrier_cmd == MEMBARRIER_CMD_PRIVATE_EXPEDITED;
+}
+
+/* A full barrier on every running thread of the process (the blocking detector, a parking
+ * server's [H]). Nonzero: it failed. */
+static long heavy_barrier(void) {
+    return syscall(SYS_membarrier, barrier_cmd, 0, 0);
+}
+
+/* Light posts began and the barrier then failed (park): clients may still post without a fence
+ * for a while. */
+static bool post_light_lost(void) {
+    return barrier_cmd == MEMBARRIER_CMD_PRIVATE_EXPEDITED &&
+           !__atomic_load_n(&rcl_post_light, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------------ workers */
@@ -374,16 +386,12 @@ static void park(struct rcl_server *s, unsigned skipped, uint64_t timeout_ns) {
      * fail (it cannot once registered, short of a kernel change), posts fence from now on; a
      * client may still post without one for a while (it read the flag before), so from then on
      * every park is bounded (1 ms): an unseen post waits that long, it is never lost. */
-    if (__atomic_load_n(&rcl_post_light, __ATOMIC_RELAXED) &&
-        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
+    if (__atomic_load_n(&rcl_post_light, __ATOMIC_RELAXED) && heavy_barrier() != 0) {
         rcl_warn("server %d: membarrier(2) failed: %s; posts fence from now on", s->index,
                  strerror(errno));
         __atomic_store_n(&rcl_post_light, false, __ATOMIC_RELAXED);
-        __atomic_store_n(&post_light_lost, true, __ATOMIC_RELAXED);
     }
-    if (__atomic_load_n(&post_light_lost, __ATOMIC_RELAXED) &&
-        (!timeout_ns || timeout_ns > 1000000))
-        timeout_ns = 1000000;
+    if (post_light_lost() && (!timeout_ns || timeout_ns > 1000000)) timeout_ns = 1000000;
     if (rcl_pass_posted(s) > skipped || /* a request arrived after our last pass */
         atomic_load_explicit(&s->fork_hold, memory_order_relaxed)) {
         atomic_store_explicit(&s->sleeping, 0, memory_order_seq_cst);
@@ -582,7 +590,7 @@ static void detected_handover(struct rcl_server *s, struct rcl_worker *w, struct
     rcl_spin_lock(&s->pool_lock);
     if (atomic_load_explicit(&s->poller, memory_order_relaxed) == w) {
         atomic_store_explicit(&w->lost, 1, memory_order_seq_cst);
-        syscall(SYS_membarrier, barrier_cmd, 0, 0); /* see "Why no request is ... run twice" */
+        heavy_barrier(); /* see "Why no request is ... run twice" */
         if (atomic_load_explicit(&w->cur, memory_order_relaxed) == mb &&
             atomic_load_explicit(&w->ncs, memory_order_relaxed) == ncs) {
             hand_over_locked(s, w, mb);
@@ -648,7 +656,6 @@ static void *detector_main(void *arg) {
 void rcl_pool_after_fork(void) {
     barrier_cmd = -1; /* a child registers for membarrier(2) again when its servers start */
     rcl_post_light = false;
-    post_light_lost = false;
 }
 
 static void pool_start(struct rcl_server *s) {

@@ -111,28 +111,29 @@ struct cancel_arg {
 static void client_cancelled(void *arg) {
     struct cancel_arg *a = arg;
     struct rcl_mailbox *mb = a->mb;
-    atomic_store_explicit(&rcl_slow(mb)->wait, RCL_WAIT_CANCEL, memory_order_seq_cst);
-    rcl_futex_wake(&rcl_slow(mb)->wait, 1);
-    pthread_cond_broadcast(rcl_slow(mb)->wait_cond);
+    struct rcl_mailbox_slow *slow = rcl_slow(mb);
+    atomic_store_explicit(&slow->wait, RCL_WAIT_CANCEL, memory_order_seq_cst);
+    rcl_futex_wake(&slow->wait, 1);
+    pthread_cond_broadcast(slow->wait_cond);
     client_park(a->s, mb, false); /* cancellation is disabled while cleanup handlers run */
     pthread_mutex_lock(mb->lock);
 }
 
 static bool cond_client_wait(struct rcl_server *s, struct rcl_mailbox *mb) {
+    _Atomic uint32_t *wait = &rcl_slow(mb)->wait;
     uint32_t st = RCL_WAIT_WAITING;
-    if (!atomic_compare_exchange_strong_explicit(&rcl_slow(mb)->wait, &st, RCL_WAIT_CLIENT,
-                                                 memory_order_acq_rel, memory_order_acquire))
+    if (!atomic_compare_exchange_strong_explicit(wait, &st, RCL_WAIT_CLIENT, memory_order_acq_rel,
+                                                 memory_order_acquire))
         return false;
     struct cancel_arg arg = {s, mb};
     int type;
     pthread_cleanup_push(client_cancelled, &arg);
     pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &type);
-    while (atomic_load_explicit(&rcl_slow(mb)->wait, memory_order_acquire) == RCL_WAIT_CLIENT)
-        rcl_futex_wait(&rcl_slow(mb)->wait, RCL_WAIT_CLIENT, 0);
+    while (atomic_load_explicit(wait, memory_order_acquire) == RCL_WAIT_CLIENT)
+        rcl_futex_wait(wait, RCL_WAIT_CLIENT, 0);
     pthread_setcanceltype(type, NULL);
     pthread_cleanup_pop(0);
-    atomic_store_explicit(&rcl_slow(mb)->wait, RCL_WAIT_NONE,
-                          memory_order_release); /* was RESUME */
-    rcl_futex_wake(&rcl_slow(mb)->wait, 1);
+    atomic_store_explicit(wait, RCL_WAIT_NONE, memory_order_release); /* was RESUME */
+    rcl_futex_wake(wait, 1);
     return true;
 }

@@ -15,30 +15,12 @@
 // WARN-NOT: membarrier(2) failed
 #include "Inputs/harness.h"
 #include "internal.h"
+#include "Inputs/post_around_parking.h"
 #include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#include <rcl/rcl.h>
-#include <signal.h>
 #include <stddef.h>
 #include <sys/prctl.h>
-#include <unistd.h>
-
-static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
-static long counter;
-
-static int inc(void *arg) {
-    (void)arg;
-    counter++;
-    return 0;
-}
-
-static void watchdog(int sig) {
-    (void)sig;
-    static const char msg[] = "membarrier_fails: a delegated call never returned (a lost post)\n";
-    write(2, msg, sizeof msg - 1);
-    _exit(1);
-}
 
 /* membarrier(2) -> EPERM, every other system call allowed, in every thread of the process. */
 static int refuse_membarrier(void) {
@@ -54,20 +36,13 @@ static int refuse_membarrier(void) {
 }
 
 int main(void) {
-    signal(SIGALRM, watchdog);
-    alarm(60);
-    rcl_delegate(&m, inc, NULL); /* the runtime starts, with light posts (REQUIRES) */
+    parking_watchdog_start();
+    post_around_parking(1, 7); /* the runtime starts, with light posts (REQUIRES) */
     CHECK(rcl_post_light);
     CHECK(refuse_membarrier() == 0);
-    unsigned seed = 7;
-    for (int i = 1; i < 20000; i++) {
-        uint64_t until = rcl_now_ns() + rand_r(&seed) % 30000;
-        while (rcl_now_ns() < until)
-            rcl_cpu_relax();
-        rcl_delegate(&m, inc, NULL);
-    }
-    CHECK(counter == 20000);
-    printf("membarrier refused: %ld calls, none lost; light posts now %d\n", counter,
+    post_around_parking(19999, 7);
+    CHECK(parking_calls == 20000);
+    printf("membarrier refused: %ld calls, none lost; light posts now %d\n", parking_calls,
            (int)rcl_post_light);
     return 0;
 }

@@ -97,7 +97,8 @@
  * (Linux < 4.14, or a seccomp filter), rcl_post_light is false: the client fences after each
  * post and the server does not call membarrier, the symmetric pair. Measured (2-vCPU EPYC VM,
  * one driver keeping 32 mailboxes full): the fence after each post was the capacity probe's
- * bottleneck, 140 TSC cycles per request with it, 72 without (docs/results.md, "Fast path").
+ * bottleneck, 140 TSC cycles per request with it, 72 without (docs/results.md, "Fast path, issue
+ * 11, second pass").
  * A server whose only pending requests are blocked by local holders parks with a timeout
  * (50 us doubling to 1 ms) so that it retries their mutexes without burning its core. Requests
  * run by servicing threads that lost the polling role need no retry: their worker

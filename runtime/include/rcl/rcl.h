@@ -115,9 +115,10 @@ RCL_API int rcl_delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx);
  * The same contract as rcl_delegate, when fn reads and writes its context only through its
  * argument, within those `size` bytes, and keeps no pointer to it after returning (pointers
  * the context holds are followed as usual). Then a small context (up to RCL_CTX_INLINE_MAX
- * bytes, the room the request's cache line has) is copied into the request itself and what fn wrote
- * there is copied back before the call returns, so that the server reads no line of the caller's
- * stack; a larger one goes by pointer. What rcl-rewrite emits for a section with a context.
+ * bytes, the room the request's cache line has) is copied into the request itself and what fn
+ * wrote there is copied back before the call returns, so that the server reads no line of the
+ * caller's stack; a larger one goes by pointer. What rcl-rewrite emits for a section with a
+ * context.
  */
 RCL_API int rcl_delegate_ctx(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, size_t size);
 #define RCL_CTX_INLINE_MAX 32 /**< bytes of context that travel inside the request */

@@ -8,6 +8,7 @@
  *                (rcl_delegate) and inside the request line (rcl_delegate_ctx)
  *   capacity     one driver thread keeps K mailboxes of one server full, so the server never
  *                waits: server time per request, in ns and TSC cycles
+ *   ffwd-rtt     round trip of an empty section through ffwd's server (bench/baselines.c), one client
  *   ffwd         the same capacity probe against ffwd's server (bench/baselines.c: K request
  *                lines, answers in shared response lines), on the same server CPU
  *   ccsynch      two threads (client CPU, server CPU) run empty critical sections through
@@ -213,6 +214,26 @@ static double probe_ffwd_capacity(double *idle_share) {
     return ns;
 }
 
+/* Round trip of an empty critical section through ffwd's server, one client: the peer figure
+ * for the delegated RTT (the same two CPUs, the same section). */
+static double probe_ffwd_rtt(void) {
+    const int n = 200000;
+    struct bl_ffwd f;
+    if (bl_ffwd_start(&f, 1, server_cpu)) {
+        fprintf(stderr, "rcl-bench-probes: cannot start the ffwd server\n");
+        exit(1);
+    }
+    int slot = bl_ffwd_client_open(&f);
+    for (int i = 0; i < 1000; i++) /* warm, as probe_delegate */
+        bl_ffwd_call(&f, slot, empty_cs, NULL);
+    uint64_t t0 = rcl_now_ns();
+    for (int i = 0; i < n; i++)
+        bl_ffwd_call(&f, slot, empty_cs, NULL);
+    double ns = (double)(rcl_now_ns() - t0) / n;
+    bl_ffwd_stop(&f);
+    return ns;
+}
+
 /* ---------------------------------------------------------------- CC-Synch combining */
 
 static struct bl_ccsynch ccsynch;
@@ -372,7 +393,7 @@ int main(int argc, char **argv) {
     rcl_server_count();
 
     double pp[101], dg[101], cap[101], fw[101], ff[101], ffi[101], cc[101], ccr[101], ccn[101];
-    double dp[101], di[101];
+    double dp[101], di[101], fr[101];
     for (int r = 0; r < reps; r++) {
         pp[r] = probe_pingpong();
         dg[r] = probe_delegate();
@@ -382,6 +403,7 @@ int main(int argc, char **argv) {
         /* after the others: earlier builds' figures were taken in that order */
         dp[r] = probe_delegate_ctx(false);
         di[r] = probe_delegate_ctx(true);
+        fr[r] = probe_ffwd_rtt();
     }
     double cp[101], c1[101], cr[101];
     for (int r = 0; r < reps; r++) {
@@ -395,12 +417,13 @@ int main(int argc, char **argv) {
            cond_pthread1 = median(c1, reps), cond_rcl = median(cr, reps), ffwd = median(ff, reps),
            ffwd_idle = median(ffi, reps), cc_cycles = median(cc, reps),
            cc_round = median(ccr, reps), cc_ns = median(ccn, reps), ctx_pointer = median(dp, reps),
-           ctx_inline = median(di, reps);
+           ctx_inline = median(di, reps), ffwd_rtt = median(fr, reps);
     struct rcl_server *srv = rcl__server(0);
     if (json) {
         printf("{\"client_cpu\": %d, \"server_cpu\": %d, \"reps\": %d, \"tsc_per_ns\": %.3f,\n"
                " \"pingpong_rtt_ns\": %.1f, \"delegate_rtt_ns\": %.1f, \"delegate_over_pingpong\": "
-               "%.2f,\n \"delegate_ctx_pointer_ns\": %.1f, \"delegate_ctx_in_request_ns\": %.1f,\n"
+               "%.2f,\n \"ffwd_rtt_ns\": %.1f, \"ffwd_rtt_over_pingpong\": %.2f,\n"
+               " \"delegate_ctx_pointer_ns\": %.1f, \"delegate_ctx_in_request_ns\": %.1f,\n"
                " \"capacity_slots\": %d, \"server_ns_per_request\": %.2f, "
                "\"server_cycles_per_request\": %.1f, \"server_mrequests_s\": %.2f,\n"
                " \"futex_wake_ns\": %.0f, \"cond_handoff_pthread_ns\": %.0f, "
@@ -412,7 +435,7 @@ int main(int argc, char **argv) {
                " \"ccsynch_combiner_cycles_per_request\": %.1f, \"ccsynch_requests_per_round\": "
                "%.2f, \"ccsynch_ns_per_cs\": %.1f}\n",
                client_cpu, server_cpu, reps, tsc_per_ns, pingpong, delegate, delegate / pingpong,
-               ctx_pointer, ctx_inline, capacity_slots, capacity, capacity * tsc_per_ns,
+               ffwd_rtt, ffwd_rtt / pingpong, ctx_pointer, ctx_inline, capacity_slots, capacity, capacity * tsc_per_ns,
                1e3 / capacity, fwake, cond_pthread, cond_pthread1, cond_rcl,
                rcl_rt.cfg.detect_ns ? "true" : "false", atomic_load(&srv->nworkers),
                (unsigned long)atomic_load(&srv->handovers), ffwd, ffwd * tsc_per_ns, 1e3 / ffwd,
@@ -424,6 +447,8 @@ int main(int argc, char **argv) {
     printf("cache-line ping-pong RTT  %8.1f ns\n", pingpong);
     printf("delegated CS RTT          %8.1f ns   = %.2f x ping-pong\n", delegate,
            delegate / pingpong);
+    printf("ffwd round trip           %8.1f ns   = %.2f x ping-pong (one client, empty section)\n",
+           ffwd_rtt, ffwd_rtt / pingpong);
     printf("  with a 24-byte context  %8.1f ns by pointer, %.1f ns in the request line\n",
            ctx_pointer, ctx_inline);
     printf("server capacity           %8.2f ns/request = %.1f TSC cycles (%.2f M req/s, %d "

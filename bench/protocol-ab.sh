@@ -2,7 +2,7 @@
 # Compare the request fast path of two commits in one run: build rcl-bench-probes at OLD and
 # NEW (git archive into a temporary directory, runtime and bench only), then run them
 # alternately ROUNDS times (rcl-bench-probes --reps 3 --json each) and print, per round, the
-# ping-pong RTT, the delegated RTT, the server capacity in TSC cycles per request, the ffwd
+# ping-pong RTT, the delegated RTT (and ffwd's, where the build has that probe), the server capacity in TSC cycles per request, the ffwd
 # baseline's capacity and the delegated condition hand-off -- so that every ratio is taken on
 # one machine in one run (docs/results.md, "Fast path: split request/response lines").
 #   usage: bench/protocol-ab.sh OLD NEW [ROUNDS] [OUTDIR]
@@ -37,6 +37,8 @@ python3 - "$out" "$rounds" <<'PYEOF'
 import json, sys, statistics
 out, rounds = sys.argv[1], int(sys.argv[2])
 keys = [("pingpong_rtt_ns", "ping-pong ns"), ("delegate_rtt_ns", "delegated RTT ns"),
+        ("delegate_over_pingpong", "delegated RTT / ping-pong"), ("ffwd_rtt_ns", "ffwd RTT ns"),
+        ("ffwd_rtt_over_pingpong", "ffwd RTT / ping-pong"),
         ("delegate_ctx_pointer_ns", "RTT, context by pointer ns"),
         ("delegate_ctx_in_request_ns", "RTT, context in request ns"),
         ("server_cycles_per_request", "capacity cycles/req"),
@@ -47,9 +49,13 @@ for r in range(rounds):
     for v in ("old", "new"):
         d = rows[v][r]
         print(f"round {r + 1} {v}: " + ", ".join(f"{name} {d[k]:.1f}" for k, name in keys if k in d))
-print("medians (a probe one of the two builds does not have is left out):")
+print("medians (a probe only one of the two builds has: its median alone):")
 for k, name in keys:
-    if not all(k in d for v in ("old", "new") for d in rows[v]):
+    have = [v for v in ("old", "new") if all(k in d for d in rows[v])]
+    if len(have) == 1:
+        m = statistics.median(d[k] for d in rows[have[0]])
+        print(f"  {name:28s} {have[0]} {m:9.1f}  ({'old' if have[0] == 'new' else 'new'} has no such probe)")
+    if len(have) != 2:
         continue
     o = statistics.median(d[k] for d in rows["old"])
     n = statistics.median(d[k] for d in rows["new"])

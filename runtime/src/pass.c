@@ -253,14 +253,26 @@ int rcl_pass_run_nested(struct rcl_worker *w, pthread_mutex_t *lock, rcl_cs_fn f
     return r;
 }
 
-static inline void answer(struct rcl_server *s, struct rcl_pass *p, struct rcl_mailbox *mb,
-                          enum rcl_answer status, int r, uint64_t cs_ns) {
+/* An answer's fields: the client reads them only once it sees fn == NULL (answer_publish). */
+static inline void answer_fill(struct rcl_mailbox *mb, enum rcl_answer status, int r,
+                               uint64_t cs_ns) {
     mb->status = (uint16_t)status;
     mb->ret = r;
     if (__builtin_expect(rcl_rt.prof_end != NULL, 0)) rcl_slow(mb)->cs_ns = cs_ns; /* profiling */
+}
+
+/* The answer itself: from this store on, the client may return and reuse its context. */
+static inline void answer_publish(struct rcl_server *s, struct rcl_pass *p,
+                                  struct rcl_mailbox *mb) {
     atomic_store_explicit(&mb->fn, NULL, memory_order_release); /* pairs: client_wait acquire */
     p->answered[p->nanswered++] = mb;
     if (p->nanswered == RCL_ANSWERED_MAX) rcl_pass_flush(s, p);
+}
+
+static inline void answer(struct rcl_server *s, struct rcl_pass *p, struct rcl_mailbox *mb,
+                          enum rcl_answer status, int r, uint64_t cs_ns) {
+    answer_fill(mb, status, r, cs_ns);
+    answer_publish(s, p, mb);
 }
 
 /* How far ahead of the mailbox it reads the scan asks for a mailbox's line. Measured with the
@@ -318,11 +330,18 @@ static inline __attribute__((always_inline)) void serve(struct rcl_worker *w, st
      * lock field.) */
     bool batch_ends =
         atomic_load_explicit(&w->lost, memory_order_relaxed) || !at || !next_wants(at, mb->lock);
-    /* Nothing is written to the client's line before the unlock: the unlock is a locked
-     * instruction, which would wait for such a store's ownership transfer. */
-    if (batch_ends) rcl_pass_release(w);
+    /* The answer's fields are written before the unlock, and only fn, which publishes them,
+     * after it. Stores issued before the unlock's locked instruction take the client's line
+     * while the mutex is being released; issued after it, they wait for it, and the line's
+     * ownership transfer adds to every round trip. Measured (empty section, one client, 2-vCPU
+     * EPYC VM, 4 interleaved rounds): 117-121 ns a round trip with every answer store after the
+     * unlock, 91-94 ns like this; the cache-line ping-pong measured 71-87 ns in the same runs.
+     * (A store before the section is worse, 137 ns: the client's polling takes the line back
+     * before the answer.) */
     mb->err = err;
-    answer(w->s, p, mb, RCL_ANSWER_RAN, r, cs_ns);
+    answer_fill(mb, RCL_ANSWER_RAN, r, cs_ns);
+    if (batch_ends) rcl_pass_release(w);
+    answer_publish(w->s, p, mb);
     p->served++;
     atomic_store_explicit(&w->cur, NULL, memory_order_relaxed);
     atomic_signal_fence(memory_order_seq_cst); /* a later load of lost stays after the store */

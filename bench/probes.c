@@ -7,8 +7,11 @@
  *   delegate-ctx the same with a 24-byte context the section reads and writes: by pointer
  *                (rcl_delegate) and inside the request line (rcl_delegate_ctx)
  *   capacity     one driver thread keeps K mailboxes of one server full, so the server never
- *                waits: server time per request, in ns and TSC cycles
- *   ffwd-rtt     round trip of an empty section through ffwd's server (bench/baselines.c), one client
+ *                waits: server time per request, in ns and TSC cycles; all requests for one lock
+ *                (the server keeps the mutex across consecutive ones), and again with a lock
+ *                per mailbox (a mutex taken and released per request: "lock_each")
+ *   ffwd-rtt     round trip of an empty section through ffwd's server (bench/baselines.c), one
+ *                client
  *   ffwd         the same capacity probe against ffwd's server (bench/baselines.c: K request
  *                lines, answers in shared response lines), on the same server CPU
  *   ccsynch      two threads (client CPU, server CPU) run empty critical sections through
@@ -150,14 +153,21 @@ static double probe_delegate_ctx(bool in_request) {
 
 /* ---------------------------------------------------------------- server capacity */
 
-static double probe_capacity(void) {
+/* many: each mailbox's requests are for a lock of its own (locks[i]), so that every request
+ * ends its batch (the server takes and releases a mutex per request); else all are for one
+ * lock, and consecutive requests share the mutex. */
+static pthread_mutex_t locks[1024];
+static double probe_capacity(bool many) {
     struct rcl_mailbox *mb[1024];
-    for (int i = 0; i < capacity_slots; i++)
+    pthread_mutex_t *lk[1024];
+    for (int i = 0; i < capacity_slots; i++) {
         mb[i] = rcl__mailbox_open(0);
+        lk[i] = many ? &locks[i] : &lock;
+    }
     const uint64_t n = 2000000;
     uint64_t done = 0, posted = 0;
     for (int i = 0; i < capacity_slots; i++, posted++)
-        rcl__mailbox_post(mb[i], &lock, empty_cs, NULL);
+        rcl__mailbox_post(mb[i], lk[i], empty_cs, NULL);
     struct rcl_server *s = rcl__server(0);
     uint64_t idle0 = atomic_load(&s->idle_passes), served0 = atomic_load(&s->served);
     uint64_t t0 = rcl_now_ns();
@@ -165,13 +175,14 @@ static double probe_capacity(void) {
         for (int i = 0; i < capacity_slots; i++)
             if (rcl__mailbox_answered(mb[i])) {
                 done++;
-                rcl__mailbox_post(mb[i], &lock, empty_cs, NULL);
+                rcl__mailbox_post(mb[i], lk[i], empty_cs, NULL);
                 posted++;
             }
     }
     double ns = (double)(rcl_now_ns() - t0) / (double)done;
-    capacity_idle_share = (double)(atomic_load(&s->idle_passes) - idle0) /
-                          (double)(atomic_load(&s->served) - served0);
+    if (!many)
+        capacity_idle_share = (double)(atomic_load(&s->idle_passes) - idle0) /
+                              (double)(atomic_load(&s->served) - served0);
     while (done < posted) /* drain */
         for (int i = 0; i < capacity_slots; i++)
             if (rcl__mailbox_answered(mb[i]) && done < posted) done++;
@@ -393,17 +404,18 @@ int main(int argc, char **argv) {
     rcl_server_count();
 
     double pp[101], dg[101], cap[101], fw[101], ff[101], ffi[101], cc[101], ccr[101], ccn[101];
-    double dp[101], di[101], fr[101];
+    double dp[101], di[101], fr[101], cm[101];
     for (int r = 0; r < reps; r++) {
         pp[r] = probe_pingpong();
         dg[r] = probe_delegate();
-        cap[r] = probe_capacity();
+        cap[r] = probe_capacity(false);
         ff[r] = probe_ffwd_capacity(&ffi[r]);
         cc[r] = probe_ccsynch(&ccr[r], &ccn[r]);
         /* after the others: earlier builds' figures were taken in that order */
         dp[r] = probe_delegate_ctx(false);
         di[r] = probe_delegate_ctx(true);
         fr[r] = probe_ffwd_rtt();
+        cm[r] = probe_capacity(true); /* last: a new probe must not move the others' figures */
     }
     double cp[101], c1[101], cr[101];
     for (int r = 0; r < reps; r++) {
@@ -417,7 +429,8 @@ int main(int argc, char **argv) {
            cond_pthread1 = median(c1, reps), cond_rcl = median(cr, reps), ffwd = median(ff, reps),
            ffwd_idle = median(ffi, reps), cc_cycles = median(cc, reps),
            cc_round = median(ccr, reps), cc_ns = median(ccn, reps), ctx_pointer = median(dp, reps),
-           ctx_inline = median(di, reps), ffwd_rtt = median(fr, reps);
+           ctx_inline = median(di, reps), ffwd_rtt = median(fr, reps),
+           capacity_many = median(cm, reps);
     struct rcl_server *srv = rcl__server(0);
     if (json) {
         printf("{\"client_cpu\": %d, \"server_cpu\": %d, \"reps\": %d, \"tsc_per_ns\": %.3f,\n"
@@ -426,6 +439,7 @@ int main(int argc, char **argv) {
                " \"delegate_ctx_pointer_ns\": %.1f, \"delegate_ctx_in_request_ns\": %.1f,\n"
                " \"capacity_slots\": %d, \"server_ns_per_request\": %.2f, "
                "\"server_cycles_per_request\": %.1f, \"server_mrequests_s\": %.2f,\n"
+               " \"server_cycles_per_request_lock_each\": %.1f,\n"
                " \"futex_wake_ns\": %.0f, \"cond_handoff_pthread_ns\": %.0f, "
                "\"cond_handoff_pthread_one_cpu_ns\": %.0f, \"cond_handoff_rcl_ns\": %.0f,\n"
                " \"blocking_detector\": %s, "
@@ -435,11 +449,11 @@ int main(int argc, char **argv) {
                " \"ccsynch_combiner_cycles_per_request\": %.1f, \"ccsynch_requests_per_round\": "
                "%.2f, \"ccsynch_ns_per_cs\": %.1f}\n",
                client_cpu, server_cpu, reps, tsc_per_ns, pingpong, delegate, delegate / pingpong,
-               ffwd_rtt, ffwd_rtt / pingpong, ctx_pointer, ctx_inline, capacity_slots, capacity, capacity * tsc_per_ns,
-               1e3 / capacity, fwake, cond_pthread, cond_pthread1, cond_rcl,
-               rcl_rt.cfg.detect_ns ? "true" : "false", atomic_load(&srv->nworkers),
-               (unsigned long)atomic_load(&srv->handovers), ffwd, ffwd * tsc_per_ns, 1e3 / ffwd,
-               ffwd_idle, cc_cycles, cc_round, cc_ns);
+               ffwd_rtt, ffwd_rtt / pingpong, ctx_pointer, ctx_inline, capacity_slots, capacity,
+               capacity * tsc_per_ns, 1e3 / capacity, capacity_many * tsc_per_ns, fwake,
+               cond_pthread, cond_pthread1, cond_rcl, rcl_rt.cfg.detect_ns ? "true" : "false",
+               atomic_load(&srv->nworkers), (unsigned long)atomic_load(&srv->handovers), ffwd,
+               ffwd * tsc_per_ns, 1e3 / ffwd, ffwd_idle, cc_cycles, cc_round, cc_ns);
         return 0;
     }
     printf("probe                     median of %d   (client CPU %d, server CPU %d)\n", reps,
@@ -456,6 +470,9 @@ int main(int argc, char **argv) {
            capacity, capacity * tsc_per_ns, 1e3 / capacity, capacity_slots);
     printf("  (server idle passes per request during the capacity probe: %.3f)\n",
            capacity_idle_share);
+    printf("  each mailbox a lock     %8.2f ns/request = %.1f TSC cycles (a mutex taken per "
+           "request)\n",
+           capacity_many, capacity_many * tsc_per_ns);
     printf("ffwd server capacity      %8.2f ns/request = %.1f TSC cycles (%.2f M req/s, %d "
            "request lines)\n",
            ffwd, ffwd * tsc_per_ns, 1e3 / ffwd, capacity_slots);

@@ -315,6 +315,7 @@ struct rcl_pass {
                            still runs them (it kicks the server when it answers) */
     unsigned back;      /* requests handed back to their callers */
     unsigned nanswered; /* answered since the last wake-up check */
+    bool light;         /* set by the caller: the previous pass served at most one request */
     struct rcl_mailbox *answered[RCL_ANSWERED_MAX];
     struct rcl_mailbox *wait; /* RCL_PASS_WAIT: the request whose mutex the worker waits for */
     rcl_cs_fn wait_fn;        /* ... and its critical section */

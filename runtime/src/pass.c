@@ -330,17 +330,28 @@ static inline __attribute__((always_inline)) void serve(struct rcl_worker *w, st
      * lock field.) */
     bool batch_ends =
         atomic_load_explicit(&w->lost, memory_order_relaxed) || !at || !next_wants(at, mb->lock);
-    /* The answer's fields are written before the unlock, and only fn, which publishes them,
-     * after it. Stores issued before the unlock's locked instruction take the client's line
-     * while the mutex is being released; issued after it, they wait for it, and the line's
-     * ownership transfer adds to every round trip. Measured (empty section, one client, 2-vCPU
-     * EPYC VM, 4 interleaved rounds): 117-121 ns a round trip with every answer store after the
-     * unlock, 91-94 ns like this; the cache-line ping-pong measured 71-87 ns in the same runs.
-     * (A store before the section is worse, 137 ns: the client's polling takes the line back
-     * before the answer.) */
-    mb->err = err;
-    answer_fill(mb, RCL_ANSWER_RAN, r, cs_ns);
-    if (batch_ends) rcl_pass_release(w);
+    /* The answer: its fields, the unlock (end of a batch) and fn, which publishes the fields,
+     * always after the unlock. The fields go before the unlock while the server is lightly
+     * loaded (p->light: its previous pass served at most one request), after it otherwise:
+     * - Before: stores issued before the unlock's locked instruction start taking the client's
+     *   line while the mutex is released; after it, that ownership transfer only starts once
+     *   the unlock is done, and it adds to the round trip. Empty section, one client, 32 other
+     *   mailboxes in the scan: 117-121 ns a round trip after, 91-94 ns before (ping-pong 71-87).
+     * - After: the unlock then does not wait for the transfer, which overlaps the next
+     *   request's work instead. Always before cost a busy server 99 TSC cycles per request
+     *   instead of 84 (32 mailboxes, each of its own lock: a batch ends at every request).
+     * (2-vCPU EPYC VM, interleaved rounds; docs/results.md, "Fast path, issue 11, third pass".
+     * A store before the section is worse still, 137 ns: the client's polling takes the line
+     * back before the answer.) */
+    if (p->light) {
+        mb->err = err;
+        answer_fill(mb, RCL_ANSWER_RAN, r, cs_ns);
+        if (batch_ends) rcl_pass_release(w);
+    } else {
+        if (batch_ends) rcl_pass_release(w);
+        mb->err = err;
+        answer_fill(mb, RCL_ANSWER_RAN, r, cs_ns);
+    }
     answer_publish(w->s, p, mb);
     p->served++;
     atomic_store_explicit(&w->cur, NULL, memory_order_relaxed);

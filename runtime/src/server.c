@@ -478,12 +478,13 @@ static void poll_loop(struct rcl_worker *w) {
     struct rcl_server *s = w->s;
     const uint64_t spin_ns = rcl_rt.cfg.server_spin_ns;
     uint64_t idle_since = 0, blocked_timeout = 50000;
-    unsigned idle_passes = 0;
+    unsigned idle_passes = 0, last_served = 0;
     for (;;) {
         if (__builtin_expect(atomic_load_explicit(&s->fork_hold, memory_order_acquire), 0))
             fork_pause(s);
         struct rcl_pass p;
         w->pass = &p;
+        p.light = last_served <= 1; /* where serve() writes an answer (pass.c) */
         enum rcl_pass_end end = rcl_pass_scan(w, &p);
         if (end == RCL_PASS_WAIT) {
             /* A request waited long enough for a local holder's mutex: hand the polling role to
@@ -495,6 +496,7 @@ static void poll_loop(struct rcl_worker *w) {
             rcl_pass_serve_waited(w, &p);
         }
         rcl_pass_release(w);
+        last_served = p.served;
         /* Still the poller? Not after a wait; after the detector's flag, ask (a false alarm
          * keeps the role: see "Why no request is lost or run twice"). */
         bool still = end == RCL_PASS_DONE || (end == RCL_PASS_LOST && still_poller(w));

@@ -461,10 +461,10 @@ int main(int argc, char **argv) {
     printf("cache-line ping-pong RTT  %8.1f ns\n", pingpong);
     printf("delegated CS RTT          %8.1f ns   = %.2f x ping-pong\n", delegate,
            delegate / pingpong);
-    printf("ffwd round trip           %8.1f ns   = %.2f x ping-pong (one client, empty section)\n",
-           ffwd_rtt, ffwd_rtt / pingpong);
     printf("  with a 24-byte context  %8.1f ns by pointer, %.1f ns in the request line\n",
            ctx_pointer, ctx_inline);
+    printf("ffwd round trip           %8.1f ns   = %.2f x ping-pong (one client, empty section)\n",
+           ffwd_rtt, ffwd_rtt / pingpong);
     printf("server capacity           %8.2f ns/request = %.1f TSC cycles (%.2f M req/s, %d "
            "mailboxes)\n",
            capacity, capacity * tsc_per_ns, 1e3 / capacity, capacity_slots);

@@ -2,9 +2,9 @@
 # Compare the request fast path of two commits in one run: build rcl-bench-probes at OLD and
 # NEW (git archive into a temporary directory, runtime and bench only), then run them
 # alternately ROUNDS times (rcl-bench-probes --reps 3 --json each) and print, per round, the
-# ping-pong RTT, the delegated RTT (and ffwd's, where the build has that probe), the server capacity in TSC cycles per request, the ffwd
-# baseline's capacity and the delegated condition hand-off -- so that every ratio is taken on
-# one machine in one run (docs/results.md, "Fast path: split request/response lines").
+# ping-pong RTT, the delegated RTT (and ffwd's, where the build has that probe), the server
+# capacity in TSC cycles per request, the ffwd baseline's capacity and the delegated condition
+# hand-off -- so that every ratio is taken on one machine in one run (docs/results.md, "Fast path: split request/response lines").
 # PROBES_ARGS adds arguments to every run (e.g. "--slots 1": a scan of two mailboxes).
 #   usage: bench/protocol-ab.sh OLD NEW [ROUNDS] [OUTDIR]
 # e.g.     bench/protocol-ab.sh 636f423 fast-path-split 5

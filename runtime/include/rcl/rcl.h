@@ -195,10 +195,9 @@ RCL_API int rcl_on_server(void);
  * RCL_STATS); rcl__fast_tls, only by its own thread, in rcl_delegate's adaptive path, which
  * grants, in the way a lock hashes to (8 ways: a thread that takes a few hot locks in turn keeps
  * each one's grant), rcl__left local calls of rcl__lock up to the lock's next timed call;
- * rcl__path points at
- * the lock's current path in the runtime's table (low bits 0: local), which only the runtime
- * writes: a lock that switches to delegation is delegated from the next call on. Define
- * RCL_NO_INLINE before including this header to make every call enter librcl.
+ * rcl__path points at the lock's current path in the runtime's table (low bits 0: local), which
+ * only the runtime writes: a lock that switches to delegation is delegated from the next call
+ * on. Define RCL_NO_INLINE before including this header to make every call enter librcl.
  */
 #define RCL__FAST_WAYS 8
 #define RCL__PATH_RUN  3 /* the bits of a lock's path word that say how calls run (0: local) */

@@ -23,19 +23,25 @@ std::optional<TextRange> SourceText::statement(const Stmt *S) const {
     std::optional<TextRange> R = node(S->getSourceRange());
     if (!R) return std::nullopt;
     // A statement that does not end in `;` or `}` (an expression, a return, a do-while, an if
-    // whose last branch is an expression, a macro use such as `LOCK(m)`) owns the next `;`.
+    // whose last branch is an expression, a macro use such as `LOCK(m)`) owns the next `;`; so
+    // does a statement whose grammar ends in `;` even when its text ends in `}`, a compound
+    // literal (`return (struct p){0};`).
     char Last = R->End > R->Begin ? Code[R->End - 1] : ';';
-    if (Last != ';' && Last != '}' && !isa<NullStmt>(S)) takeFollowingSemicolon(*R);
+    bool EndsInSemicolon = isa<Expr, ReturnStmt, BreakStmt, ContinueStmt, GotoStmt,
+                               IndirectGotoStmt, DoStmt>(S);
+    if (Last != ';' && (Last != '}' || EndsInSemicolon) && !isa<NullStmt>(S))
+        takeFollowingSemicolon(*R);
     return R;
 }
 
 void SourceText::takeFollowingSemicolon(TextRange &R) const {
-    std::optional<Token> Next =
-        Lexer::findNextToken(SM.getComposedLoc(File, R.End > 0 ? R.End - 1 : 0), SM, LO);
-    if (Next && Next->is(tok::semi)) {
-        auto [NextFile, NextOffset] = SM.getDecomposedLoc(Next->getLocation());
-        if (NextFile == File) R.End = NextOffset + 1;
-    }
+    // Lex from the end of the range itself: relexing from its last character would start a new
+    // token there, which for the closing quote of `return "two"` is another string literal.
+    Lexer Raw(SM.getLocForStartOfFile(File), LO, Code.data(), Code.data() + R.End,
+              Code.data() + Code.size());
+    Token Next;
+    Raw.LexFromRawLexer(Next);
+    if (Next.is(tok::semi)) R.End = SM.getFileOffset(Next.getLocation()) + 1;
 }
 
 std::optional<std::pair<unsigned, std::string>> SourceText::immovableDirective(TextRange R) const {

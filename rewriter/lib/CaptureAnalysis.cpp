@@ -374,6 +374,25 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
         bool ByValue = !Hoisted.count(Var) && !Var->hasGlobalStorage() && !Written.count(Var) &&
                        !AddressTaken.count(Var) && Var->getType()->isScalarType() &&
                        !Var->getType().isVolatileQualified();
+        // C forbids the address of a `register` variable, so one reached by pointer loses its
+        // `register` in the rewritten file (a hint only: nothing else changes; legacy loop
+        // counters). A hoisted one moves with its declaration's text: refused.
+        if (!ByValue && Var->getStorageClass() == SC_Register) {
+            std::optional<unsigned> From = Text.offset(Var->getBeginLoc()),
+                                    To = Text.offset(Var->getLocation());
+            std::optional<TextRange> Keyword =
+                From && To ? Text.keyword(*From, *To, "register") : std::nullopt;
+            if (Hoisted.count(Var) || !Keyword)
+                return refuse(CS,
+                              "register variable '" + Var->getNameAsString() +
+                                  "' would be reached by address" +
+                                  (Hoisted.count(Var) ? ", and its declaration moves with it"
+                                                      : ", and its 'register' is not written "
+                                                        "in this file"),
+                              Var->getLocation());
+            CS.CalleeEdits.push_back(
+                {TextEdit{Keyword->Begin, Keyword->End - Keyword->Begin, ""}, CS.Function});
+        }
         Capture C{Var, ByValue ? CaptureKind::ByValue : CaptureKind::ByPointer,
                   Var->getNameAsString()};
         for (int Suffix = 2; Names.count(C.Field); ++Suffix)

@@ -73,10 +73,11 @@ struct Note {
 };
 
 /// An edit outside the section's text that its conversion asks for: a condition wait in a
-/// function the body calls (transitively) becomes the rcl_cond_* call.
+/// function the body calls (transitively) becomes the rcl_cond_* call; a `register` variable
+/// of the enclosing function that the section reaches by address loses its `register`.
 struct CalleeEdit {
     TextEdit Edit;                       ///< offsets in the main file
-    const clang::FunctionDecl *Function; ///< whose body holds the edited call
+    const clang::FunctionDecl *Function; ///< whose text holds the edit
 };
 
 /// An unlock of the section by a wrapper that does other things first (LockApi::unlockEffects):

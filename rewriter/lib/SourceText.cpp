@@ -75,6 +75,24 @@ std::optional<std::pair<unsigned, std::string>> SourceText::immovableDirective(T
     return std::nullopt;
 }
 
+std::optional<TextRange> SourceText::keyword(unsigned From, unsigned To, StringRef Word) const {
+    if (From >= To || To > Code.size()) return std::nullopt;
+    Lexer Raw(SM.getLocForStartOfFile(File), LO, Code.data(), Code.data() + From,
+              Code.data() + To);
+    Token Tok;
+    for (Raw.LexFromRawLexer(Tok); Tok.isNot(tok::eof); Raw.LexFromRawLexer(Tok)) {
+        unsigned At = SM.getFileOffset(Tok.getLocation());
+        if (At >= To) break;
+        if (Tok.is(tok::raw_identifier) && Tok.getRawIdentifier() == Word) {
+            unsigned End = At + Tok.getLength();
+            while (End < To && (Code[End] == ' ' || Code[End] == '\t'))
+                ++End;
+            return TextRange{At, End};
+        }
+    }
+    return std::nullopt;
+}
+
 std::optional<TextRange> SourceText::expansionOf(const Stmt *S) const {
     SourceLocation Begin = S->getBeginLoc(), End = S->getEndLoc();
     if (!Begin.isMacroID() || !End.isMacroID()) return std::nullopt;

@@ -54,6 +54,10 @@ class SourceText {
     /// offset and name.
     std::optional<std::pair<unsigned, std::string>> immovableDirective(TextRange R) const;
 
+    /// The first token spelled Word between two offsets of the file (`register` in front of a
+    /// variable's name), with the blanks after it; nothing when there is none.
+    std::optional<TextRange> keyword(unsigned From, unsigned To, llvm::StringRef Word) const;
+
     llvm::StringRef code() const { return Code; }
     llvm::StringRef text(TextRange R) const { return Code.slice(R.Begin, R.End); }
     /// 1-based line of an offset.

@@ -66,6 +66,28 @@ const CallExpr *SectionFinder::checkedLock(const Stmt *S) const {
     return Call;
 }
 
+const CallExpr *SectionFinder::checkedUnlock(const Stmt *S) const {
+    const auto *Call = dyn_cast_or_null<CallExpr>(failureTest(S));
+    if (!Call || Api.classify(Call) != LockOp::Unlock || !Call->getType()->isIntegerType())
+        return nullptr;
+    return Call;
+}
+
+void SectionFinder::noteDroppedCheck(CriticalSection &CS, const CallExpr *Call,
+                                     const VarDecl *Stored) const {
+    bool Lock = Api.classify(Call) == LockOp::Lock;
+    CS.Notes.push_back(
+        {"drops the check of " + Call->getDirectCallee()->getNameAsString() + "'s result (line " +
+             std::to_string(Text.line(Text.expansionOffset(Call->getBeginLoc()).value_or(0))) +
+             "): a delegated " + (Lock ? "lock" : "unlock") +
+             " does not fail the way a plain one can (the runtime " +
+             (Lock ? "takes" : "releases") + " the mutex itself), so only the success path remains" +
+             (Stored ? "; '" + Stored->getNameAsString() +
+                           "' is set to 0, what a successful lock returns"
+                     : std::string()),
+         Call->getBeginLoc()});
+}
+
 const CallExpr *SectionFinder::storedLock(const Stmt *S, const VarDecl *&Var) const {
     // `rc = pthread_mutex_lock(&m);` or `int rc = pthread_mutex_lock(&m);`, rc a local integer.
     const Expr *Value = nullptr;
@@ -167,6 +189,7 @@ std::optional<TextRange> SectionFinder::operationRange(const Stmt *S, const Stmt
 
 bool SectionFinder::isOperationOn(const Stmt *S, LockOp Op, MutexRef Mutex) const {
     const CallExpr *Call = Api.asOperationStatement(S);
+    if (!Call && Op == LockOp::Unlock) Call = checkedUnlock(S);
     return Call && Api.classify(Call) == Op && sameMutex(Api.mutexOf(Call, Op), Mutex, Ctx);
 }
 
@@ -234,18 +257,7 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
                 Sections.push_back(build(Fn, Block, Index, Call, Labelled, Skip));
                 CriticalSection &CS = Sections.back();
                 if (Stored && !CS.Refused) storeSuccess(CS, Labelled, Stored);
-                if ((Checked || Stored) && !CS.Refused)
-                    CS.Notes.push_back(
-                        {"drops the check of " + Call->getDirectCallee()->getNameAsString() +
-                             "'s result (line " +
-                             std::to_string(
-                                 Text.line(Text.expansionOffset(Call->getBeginLoc()).value_or(0))) +
-                             "): a delegated lock does not fail the way a plain one can (the "
-                             "runtime takes the mutex itself), so only the success path remains" +
-                             (Stored ? "; '" + Stored->getNameAsString() +
-                                           "' is set to 0, what a successful lock returns"
-                                     : std::string()),
-                         Call->getBeginLoc()});
+                if ((Checked || Stored) && !CS.Refused) noteDroppedCheck(CS, Call, Stored);
             }
             ++Index;
         }
@@ -342,7 +354,12 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
                                     Unlock->getBeginLoc());
                 return CS;
             }
-            if (!noteEffects(CS, Api.asOperationStatement(Unlock), *CS.FinalUnlock)) return CS;
+            if (const CallExpr *Checked = checkedUnlock(Unlock)) {
+                noteDroppedCheck(CS, Checked);
+                if (!noteEffects(CS, Checked, *CS.FinalUnlock)) return CS;
+            } else if (!noteEffects(CS, Api.asOperationStatement(Unlock), *CS.FinalUnlock)) {
+                return CS;
+            }
             break;
         }
         std::vector<const CallExpr *> Unlocks;
@@ -493,6 +510,15 @@ void SectionFinder::findExits(CriticalSection &CS) {
             if (Braces->size() == 1 && Braces->getBeginLoc().isMacroID()) {
                 Node = P;
                 P = parent(P);
+            }
+        // `if (pthread_mutex_unlock(&m) != 0) abort();`: the whole statement is the unlock.
+        for (const Stmt *Up = Unlock; Up && isa<Expr>(Up); Up = parent(Up))
+            if (const auto *If = dyn_cast_or_null<IfStmt>(parent(Up));
+                If && checkedUnlock(If) == Unlock) {
+                Node = If;
+                P = parent(If);
+                noteDroppedCheck(CS, Unlock);
+                break;
             }
         // `#define UNLOCK_RETURN(m, v) do { pthread_mutex_unlock(m); return (v); } while (0)`:
         // the macro's use is the exit, and what follows the unlock in it runs in the caller.

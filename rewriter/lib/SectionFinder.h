@@ -50,6 +50,13 @@ class SectionFinder {
     /// `if (pthread_mutex_lock(&m) != 0) fail;`: the lock call. A delegated lock does not fail
     /// that way: the whole statement starts a section and the branch is dropped, with a note.
     const clang::CallExpr *checkedLock(const clang::Stmt *S) const;
+    /// `if (pthread_mutex_unlock(&m) != 0) abort();` (or a declared unlock wrapper): the unlock
+    /// call. Such a statement releases the lock like a plain unlock; delegated, the unlock does
+    /// not fail, so the whole statement ends the section (or is an exit) and the branch goes.
+    const clang::CallExpr *checkedUnlock(const clang::Stmt *S) const;
+    /// The note of a converted section that drops the check of Call's result.
+    void noteDroppedCheck(CriticalSection &CS, const clang::CallExpr *Call,
+                          const clang::VarDecl *Stored = nullptr) const;
     /// `rc = pthread_mutex_lock(&m);` or `int rc = ...;` (rc a local integer): the lock call,
     /// and rc in Var. The section starts there (with the check `if (rc) fail;` right after it,
     /// when there is one); the call site sets rc to 0.

@@ -81,7 +81,8 @@ void SectionFinder::noteDroppedCheck(CriticalSection &CS, const CallExpr *Call,
              std::to_string(Text.line(Text.expansionOffset(Call->getBeginLoc()).value_or(0))) +
              "): a delegated " + (Lock ? "lock" : "unlock") +
              " does not fail the way a plain one can (the runtime " +
-             (Lock ? "takes" : "releases") + " the mutex itself), so only the success path remains" +
+             (Lock ? "takes" : "releases") +
+             " the mutex itself), so only the success path remains" +
              (Stored ? "; '" + Stored->getNameAsString() +
                            "' is set to 0, what a successful lock returns"
                      : std::string()),

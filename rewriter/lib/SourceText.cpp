@@ -27,8 +27,8 @@ std::optional<TextRange> SourceText::statement(const Stmt *S) const {
     // does a statement whose grammar ends in `;` even when its text ends in `}`, a compound
     // literal (`return (struct p){0};`).
     char Last = R->End > R->Begin ? Code[R->End - 1] : ';';
-    bool EndsInSemicolon = isa<Expr, ReturnStmt, BreakStmt, ContinueStmt, GotoStmt,
-                               IndirectGotoStmt, DoStmt>(S);
+    bool EndsInSemicolon =
+        isa<Expr, ReturnStmt, BreakStmt, ContinueStmt, GotoStmt, IndirectGotoStmt, DoStmt>(S);
     if (Last != ';' && (Last != '}' || EndsInSemicolon) && !isa<NullStmt>(S))
         takeFollowingSemicolon(*R);
     return R;
@@ -77,8 +77,7 @@ std::optional<std::pair<unsigned, std::string>> SourceText::immovableDirective(T
 
 std::optional<TextRange> SourceText::keyword(unsigned From, unsigned To, StringRef Word) const {
     if (From >= To || To > Code.size()) return std::nullopt;
-    Lexer Raw(SM.getLocForStartOfFile(File), LO, Code.data(), Code.data() + From,
-              Code.data() + To);
+    Lexer Raw(SM.getLocForStartOfFile(File), LO, Code.data(), Code.data() + From, Code.data() + To);
     Token Tok;
     for (Raw.LexFromRawLexer(Tok); Tok.isNot(tok::eof); Raw.LexFromRawLexer(Tok)) {
         unsigned At = SM.getFileOffset(Tok.getLocation());

@@ -102,6 +102,10 @@ struct CriticalSection {
     unsigned FirstIndex = 0; ///< first statement of the body (after a dropped result check)
     unsigned LastIndex = 0;
     const clang::CallExpr *LockCall = nullptr;
+    /// An unlock of the section. For a wrapper pair defined in another unit (Mutex.Remote)
+    /// every unlock of the section is this same call (wrapper and arguments): the code that
+    /// runs when that unit has no getter releases with it.
+    const clang::CallExpr *UnlockCall = nullptr;
     MutexRef Mutex; ///< the lock call's mutex (through a wrapper's definition if need be)
     std::string LockName;
     bool Labelled = false;   ///< the lock statement carries a case or goto label

@@ -162,8 +162,16 @@ const CallExpr *wrapperOperation(const FunctionDecl *Def, LockOp Op, unsigned &I
 const Expr *wrapperBodyOperand(const FunctionDecl *Def, LockOp Op, unsigned *Effects = nullptr) {
     unsigned Index = 0;
     const CallExpr *Call = wrapperOperation(Def, Op, Index);
-    if (!Call || (!Effects && Index != 0)) return nullptr;
-    if (Effects) *Effects = Index;
+    if (!Call) return nullptr;
+    // Statements that do nothing (`(void)file; (void)line;` for parameters a wrapper keeps for
+    // its messages) are no effects.
+    const auto *Body = cast<CompoundStmt>(Def->getBody());
+    bool Idle = std::all_of(Body->body_begin(), Body->body_begin() + Index, [&](const Stmt *S) {
+        const auto *E = dyn_cast<Expr>(S);
+        return isa<NullStmt>(S) || (E && !E->HasSideEffects(Def->getASTContext()));
+    });
+    if (!Effects && !Idle) return nullptr;
+    if (Effects) *Effects = Idle ? 0 : Index;
     return Call->getArg(0)->IgnoreParenImpCasts();
 }
 
@@ -219,7 +227,8 @@ bool reachableFromParameters(const Expr *E, const FunctionDecl *Def) {
     return Ok;
 }
 
-/// The indices of Def's parameters that E uses.
+} // namespace
+
 std::vector<unsigned> parametersUsed(const Expr *E) {
     std::vector<unsigned> Used;
     std::vector<const Stmt *> Work{E};
@@ -237,8 +246,6 @@ std::vector<unsigned> parametersUsed(const Expr *E) {
     }
     return Used;
 }
-
-} // namespace
 
 const Stmt *wrapperUnlockStatement(const FunctionDecl *Wrapper) {
     unsigned Index = 0;
@@ -293,8 +300,11 @@ MutexRef LockApi::mutexOf(const CallExpr *Call, LockOp Op) const {
     if (!Pair) return M; /* a pthread call: its operand is the mutex */
     if (!Callee->hasBody(Def)) {
         if (reachedThroughGetter(Callee)) {
-            M.Remote = Pair->Lock;
-            M.RemoteUnlock = Pair->Unlock;
+            M.Remote = Callee->getName().str();
+            for (const WrapperPair &W : Wrappers) {
+                if (W.Lock == M.Remote) M.Partners.push_back(W.Unlock);
+                if (W.Unlock == M.Remote) M.Partners.push_back(W.Lock);
+            }
         }
         return M;
     }
@@ -318,6 +328,12 @@ const WrapperPair *LockApi::pairOf(StringRef Name) const {
     return nullptr;
 }
 
+bool LockApi::isPair(StringRef Lock, StringRef Unlock) const {
+    for (const WrapperPair &W : Wrappers)
+        if (W.Lock == Lock && W.Unlock == Unlock) return true;
+    return false;
+}
+
 const Expr *LockApi::pairMutex(const FunctionDecl *LockDef, const FunctionDecl *UnlockDef) const {
     if (LockDef->getNumParams() != UnlockDef->getNumParams()) return nullptr;
     for (unsigned I = 0; I < LockDef->getNumParams(); ++I)
@@ -332,8 +348,39 @@ const Expr *LockApi::pairMutex(const FunctionDecl *LockDef, const FunctionDecl *
     return L;
 }
 
-std::string remoteMutexGetter(StringRef LockWrapper) {
-    return "rcl_mutex_of_" + LockWrapper.str();
+namespace {
+/// `7possess7release`: each name after its length, so that no two pairs give one string.
+std::string pairKey(StringRef LockWrapper, StringRef UnlockWrapper) {
+    return std::to_string(LockWrapper.size()) + LockWrapper.str() +
+           std::to_string(UnlockWrapper.size()) + UnlockWrapper.str();
+}
+} // namespace
+
+std::string remoteMutexGetter(StringRef LockWrapper, StringRef UnlockWrapper) {
+    return "rcl_mutex_of_" + pairKey(LockWrapper, UnlockWrapper);
+}
+
+std::string remoteMutexParameters(StringRef LockWrapper, StringRef UnlockWrapper) {
+    return "rcl_mutex_parameters_of_" + pairKey(LockWrapper, UnlockWrapper);
+}
+
+bool sameCall(const CallExpr *A, const CallExpr *B, const ASTContext &Ctx) {
+    return A->getDirectCallee() && B->getDirectCallee() &&
+           A->getDirectCallee()->getCanonicalDecl() == B->getDirectCallee()->getCanonicalDecl() &&
+           A->getNumArgs() == B->getNumArgs() && differingArguments(A, B, Ctx).empty();
+}
+
+bool isLocationConstant(const Expr *E) {
+    E = E->IgnoreParenImpCasts();
+    return isa<StringLiteral, IntegerLiteral, CharacterLiteral, PredefinedExpr>(E);
+}
+
+std::vector<unsigned> differingArguments(const CallExpr *A, const CallExpr *B,
+                                         const ASTContext &Ctx) {
+    std::vector<unsigned> Out;
+    for (unsigned I = 0; I < A->getNumArgs() && I < B->getNumArgs(); ++I)
+        if (!sameLvalue(A->getArg(I), B->getArg(I), Ctx)) Out.push_back(I);
+    return Out;
 }
 
 const FunctionDecl *LockApi::unlockEffects(const CallExpr *Call) const {
@@ -407,8 +454,6 @@ std::string joinArguments(const std::vector<std::string> &Args) {
 
 std::string mutexExpression(const MutexRef &Mutex, const std::vector<std::string> &ArgTexts,
                             const ASTContext &Ctx) {
-    if (!Mutex.Remote.empty())
-        return remoteMutexGetter(Mutex.Remote) + "(" + joinArguments(ArgTexts) + ")";
     if (!Mutex.Through) return ArgTexts.empty() ? std::string() : ArgTexts.front();
     std::string Out;
     llvm::raw_string_ostream OS(Out);
@@ -418,8 +463,14 @@ std::string mutexExpression(const MutexRef &Mutex, const std::vector<std::string
 }
 
 std::string lockName(const MutexRef &Mutex, const ASTContext &Ctx) {
-    if (!Mutex.Remote.empty())
-        return Mutex.Remote + "(" + joinArguments(printedArguments(Mutex.Call, Ctx)) + ")";
+    if (!Mutex.Remote.empty()) {
+        // Constants a wrapper takes for its messages (`__FILE__`, `__LINE__`) name no lock.
+        std::vector<std::string> Args;
+        std::vector<std::string> Printed = printedArguments(Mutex.Call, Ctx);
+        for (unsigned I = 0; I < Printed.size(); ++I)
+            if (!isLocationConstant(Mutex.Call->getArg(I))) Args.push_back(Printed[I]);
+        return Mutex.Remote + "(" + joinArguments(Args) + ")";
+    }
     if (!Mutex.Through && !Mutex.Operand)
         return Mutex.Call->getDirectCallee()->getName().str() + "()";
     if (!Mutex.Through) return lockName(Mutex.Operand, Ctx);
@@ -435,11 +486,14 @@ bool sameMutex(const MutexRef &A, const MutexRef &B, const ASTContext &Ctx) {
                sameLvalue(A.Call->getArg(I), B.Call->getArg(I), Ctx);
     };
     if (!A.Remote.empty() || !B.Remote.empty()) {
-        if (A.Remote != B.Remote || !A.Call || !B.Call ||
+        bool Paired = A.Remote == B.Remote ||
+                      std::find(A.Partners.begin(), A.Partners.end(), B.Remote) != A.Partners.end();
+        if (A.Remote.empty() || B.Remote.empty() || !Paired || !A.Call || !B.Call ||
             A.Call->getNumArgs() != B.Call->getNumArgs())
             return false;
-        for (unsigned I = 0; I < A.Call->getNumArgs(); ++I)
-            if (!sameArgument(I)) return false;
+        for (unsigned I : differingArguments(A.Call, B.Call, Ctx))
+            if (!isLocationConstant(A.Call->getArg(I)) || !isLocationConstant(B.Call->getArg(I)))
+                return false;
         return true;
     }
     if (A.Through || B.Through) {

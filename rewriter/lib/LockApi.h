@@ -52,8 +52,13 @@ struct MutexRef {
     const clang::Expr *Operand = nullptr;
     const clang::CallExpr *Call = nullptr;
     const clang::Expr *Through = nullptr;
+    /// A declared wrapper defined in another unit whose first parameter is not the mutex: its
+    /// name, and the names of the wrappers declared in a pair with it (the unlocks of a lock
+    /// wrapper, the locks of an unlock wrapper). Two such operations name the same mutex when
+    /// they are one wrapper or partners, with the same arguments where either could choose the
+    /// mutex (sameMutex).
     std::string Remote;
-    std::string RemoteUnlock; ///< the pair's unlock wrapper, with Remote
+    std::vector<std::string> Partners;
     /// Where the operation is written (for diagnostics).
     clang::SourceLocation loc() const {
         return Operand ? Operand->getBeginLoc()
@@ -63,10 +68,31 @@ struct MutexRef {
 };
 
 /// The name of the function, with external linkage and hidden visibility, that rcl-rewrite adds
-/// next to a declared wrapper pair's definitions: it takes the lock wrapper's parameters and
+/// next to a declared wrapper pair's definitions when they are exactly a lock and an unlock of
+/// one mutex expression (LockApi::pairMutex): it takes the lock wrapper's parameters and
 /// returns the mutex the pair locks. Other translation units delegate through it (declared
-/// weak: when the defining unit was not rewritten, the section runs under the wrappers).
-std::string remoteMutexGetter(llvm::StringRef LockWrapper);
+/// weak: when the defining unit was not rewritten, the section runs under the wrappers). One
+/// per pair, not per lock wrapper: a lock wrapper declared with several unlock wrappers
+/// (`possess` with `release` and with `twist`) has a getter only for the pairs that are exact.
+/// The names carry each wrapper's length, so no two pairs share one.
+std::string remoteMutexGetter(llvm::StringRef LockWrapper, llvm::StringRef UnlockWrapper);
+/// The `const unsigned` that rcl-rewrite adds beside a pair's getter: bit I set when the mutex
+/// depends on the lock wrapper's parameter I. A section whose lock and unlock differ in
+/// constant arguments (`possess_(l, __FILE__, __LINE__)`) delegates only when none of those
+/// positions chooses the mutex.
+std::string remoteMutexParameters(llvm::StringRef LockWrapper, llvm::StringRef UnlockWrapper);
+
+/// The argument positions at which two calls of wrappers of one pair differ. They pair up
+/// (sameMutex) only when each such position holds a constant in both (a string, integer or
+/// character literal, `__func__`: a `__FILE__`/`__LINE__` that a wrapper takes for its messages).
+std::vector<unsigned> differingArguments(const clang::CallExpr *A, const clang::CallExpr *B,
+                                         const clang::ASTContext &Ctx);
+/// Whether E is such a constant.
+bool isLocationConstant(const clang::Expr *E);
+/// The indices of the parameters (of the function it is written in) that E uses.
+std::vector<unsigned> parametersUsed(const clang::Expr *E);
+/// Whether two calls call one function with structurally the same arguments.
+bool sameCall(const clang::CallExpr *A, const clang::CallExpr *B, const clang::ASTContext &Ctx);
 
 /// Recognises calls to the pthread mutex API and to declared wrappers, after macro
 /// expansion: `mutex_lock(x)` defined as `pthread_mutex_lock(x)` is just a call here.
@@ -109,8 +135,10 @@ class LockApi {
     const clang::Expr *pairMutex(const clang::FunctionDecl *LockDef,
                                  const clang::FunctionDecl *UnlockDef) const;
 
-    /// The declared pair a wrapper name belongs to, or null.
+    /// The first declared pair a wrapper name belongs to, or null.
     const WrapperPair *pairOf(llvm::StringRef Name) const;
+    /// Whether Lock and Unlock are declared as a pair.
+    bool isPair(llvm::StringRef Lock, llvm::StringRef Unlock) const;
 
     const std::vector<WrapperPair> &wrappers() const { return Wrappers; }
 
@@ -132,14 +160,16 @@ std::string lockName(const clang::Expr *MutexOperand, const clang::ASTContext &C
 std::string lockName(const MutexRef &Mutex, const clang::ASTContext &Ctx);
 
 /// The pointer expression of Mutex, to evaluate at a call site, given the call's arguments as
-/// written there: the first argument, the wrapper body's operand printed with each parameter
-/// replaced by `(argument)`, or the remote getter called with the arguments.
+/// written there: the first argument, or the wrapper body's operand printed with each parameter
+/// replaced by `(argument)`. (A remote wrapper's mutex is its pair's getter: the section's
+/// emitter calls it, since it depends on the unlock too.)
 std::string mutexExpression(const MutexRef &Mutex, const std::vector<std::string> &ArgTexts,
                             const clang::ASTContext &Ctx);
 
 /// Whether two operations name the same mutex: the same operand (structurally) reached the
 /// same way; through wrappers, the same body expression and the same arguments for the
-/// parameters it uses; through remote wrappers, the same pair and the same arguments.
+/// parameters it uses; through remote wrappers, one wrapper or a declared pair, and the same
+/// arguments except constants (differingArguments).
 bool sameMutex(const MutexRef &A, const MutexRef &B, const clang::ASTContext &Ctx);
 
 /// Structural equality of two lvalue expressions, ignoring parentheses and implicit casts:

@@ -143,20 +143,15 @@ class RewriteConsumer : public ASTConsumer {
             if (!reachedThroughGetter(LockDef))
                 continue; // callers elsewhere delegate on the argument itself
             const Expr *Mutex = Session.Api.pairMutex(LockDef, UnlockDef);
-            std::optional<std::string> Proto = Emitter.getterPrototype(LockDef);
             const FunctionDecl *Later =
                 SM.isBeforeInTranslationUnit(LockDef->getEndLoc(), UnlockDef->getEndLoc())
                     ? UnlockDef
                     : LockDef;
             std::optional<unsigned> End = Text.offset(Later->getEndLoc());
-            if (!Mutex || !Proto || !End) continue;
-            std::string Body;
-            llvm::raw_string_ostream OS(Body);
-            Mutex->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
-            Out.emplace_back(Real, *End + 1, 0,
-                             " " + *Proto + "; " + *Proto + " { return " + Body +
-                                 "; } /* added by rcl-rewrite: the mutex of " + W.Lock + "/" +
-                                 W.Unlock + " for other files' delegated sections */");
+            if (!Mutex || !End) continue;
+            if (std::optional<std::string> Getter =
+                    Emitter.getterDefinition(LockDef, W.Unlock, Mutex))
+                Out.emplace_back(Real, *End + 1, 0, " " + *Getter);
         }
         return Out;
     }
@@ -265,23 +260,25 @@ class RewriteConsumer : public ASTConsumer {
                 NewHelpers.push_back(U.Wrapper);
             }
             // A pair defined in another unit: the weak declaration of its getter, once.
-            std::string GetterDecl;
-            if (!CS.Refused && !CS.Mutex.Remote.empty() &&
-                !GettersDeclared.count(CS.Mutex.Remote)) {
-                if (std::optional<std::string> Proto =
-                        Emitter.getterPrototype(CS.LockCall->getDirectCallee()))
-                    GetterDecl = "extern " + *Proto + " __attribute__((weak));\n";
-                else
+            std::string GetterDecl, GetterName;
+            if (!CS.Refused && !CS.Mutex.Remote.empty()) {
+                StringRef Unlock = CS.UnlockCall->getDirectCallee()->getName();
+                GetterName = remoteMutexGetter(CS.Mutex.Remote, Unlock);
+                std::optional<std::string> Decls = Emitter.getterDeclarations(
+                    CS.LockCall->getDirectCallee(), Unlock, " __attribute__((weak))");
+                if (!Decls)
                     CS.Refused = Refusal{"a parameter type of lock wrapper '" + CS.Mutex.Remote +
                                              "' cannot be written out",
                                          CS.LockCall->getBeginLoc()};
+                else if (!GettersDeclared.count(GetterName))
+                    GetterDecl = *Decls;
             }
             if (!CS.Refused) {
                 CS.Ordinal = ++Ordinal;
                 std::string Why;
                 Out = Emitter.emit(CS, Why);
                 if (Out) {
-                    if (!GetterDecl.empty()) GettersDeclared.insert(CS.Mutex.Remote);
+                    if (!GetterDecl.empty()) GettersDeclared.insert(GetterName);
                     Out->Definition = GetterDecl + Helpers + Out->Definition;
                     EffectsEmitted.insert(NewHelpers.begin(), NewHelpers.end());
                 }

@@ -92,6 +92,8 @@ bool CaptureAnalysis::gotoReleasingLabel(CriticalSection &CS, const GotoStmt *Go
     std::optional<TextRange> GotoText = Text.statement(Goto);
     if (!Call || Api.classify(Call) != LockOp::Unlock ||
         !sameMutex(Api.mutexOf(Call, LockOp::Unlock), CS.Mutex, Ctx) || Api.unlockEffects(Call) ||
+        // a remote pair releases through the section's own unlock where it runs locally
+        (!CS.Mutex.Remote.empty() && (!CS.UnlockCall || !sameCall(Call, CS.UnlockCall, Ctx))) ||
         !At || *At < CS.Whole.End || !UnlockText || !GotoText || !isa<CompoundStmt>(parent(Target)))
         return false;
     std::string Label = "rcl_" + Goto->getLabel()->getNameAsString() + "_unlocked";

@@ -3,6 +3,7 @@
 
 #include "clang/AST/Expr.h"
 #include "clang/AST/TypeLoc.h"
+#include "clang/Lex/Lexer.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -33,6 +34,12 @@ std::string dedent(StringRef Code, StringRef To) {
     return Out;
 }
 
+/// The name a getter gives the lock wrapper's parameter I.
+static std::string getterParameter(const FunctionDecl *LockWrapper, unsigned I) {
+    const ParmVarDecl *P = LockWrapper->getParamDecl(I);
+    return P->getName().empty() ? "rcl_p" + std::to_string(I) : P->getName().str();
+}
+
 std::string SectionEmitter::lineDirective(unsigned Line) const {
     if (!LineDirectives) return "";
     std::string Escaped;
@@ -43,18 +50,68 @@ std::string SectionEmitter::lineDirective(unsigned Line) const {
     return "\n#line " + std::to_string(Line) + " \"" + Escaped + "\"\n";
 }
 
-std::optional<std::string> SectionEmitter::getterPrototype(const FunctionDecl *LockWrapper) const {
+std::optional<std::string> SectionEmitter::getterDeclarations(const FunctionDecl *LockWrapper,
+                                                              StringRef UnlockWrapper,
+                                                              StringRef Attributes) const {
+    std::optional<std::string> Proto = getterPrototype(LockWrapper, UnlockWrapper);
+    if (!Proto) return std::nullopt;
+    std::string Hidden = "__attribute__((visibility(\"hidden\")))";
+    return "extern " + Hidden + " " + *Proto + Attributes.str() + ";\nextern " + Hidden +
+           " const unsigned " + remoteMutexParameters(LockWrapper->getName(), UnlockWrapper) +
+           Attributes.str() + ";\n";
+}
+
+std::optional<std::string> SectionEmitter::getterPrototype(const FunctionDecl *LockWrapper,
+                                                           StringRef UnlockWrapper) const {
     std::string Params;
     for (unsigned I = 0; I < LockWrapper->getNumParams(); ++I) {
-        const ParmVarDecl *P = LockWrapper->getParamDecl(I);
-        std::string Name = P->getName().empty() ? "rcl_p" + std::to_string(I) : P->getName().str();
-        std::optional<std::string> D = declare(P->getType(), Name);
+        std::optional<std::string> D =
+            declare(LockWrapper->getParamDecl(I)->getType(), getterParameter(LockWrapper, I));
         if (!D) return std::nullopt;
         Params += (I ? ", " : "") + *D;
     }
-    return "__attribute__((visibility(\"hidden\"))) pthread_mutex_t *" +
-           remoteMutexGetter(LockWrapper->getName()) + "(" + (Params.empty() ? "void" : Params) +
-           ")";
+    return "pthread_mutex_t *" + remoteMutexGetter(LockWrapper->getName(), UnlockWrapper) + "(" +
+           (Params.empty() ? "void" : Params) + ")";
+}
+
+std::optional<std::string> SectionEmitter::getterDefinition(const FunctionDecl *LockWrapper,
+                                                            StringRef UnlockWrapper,
+                                                            const Expr *Mutex) const {
+    std::optional<std::string> Decls = getterDeclarations(LockWrapper, UnlockWrapper, "");
+    std::optional<std::string> Proto = getterPrototype(LockWrapper, UnlockWrapper);
+    if (!Decls || !Proto) return std::nullopt;
+    std::replace(Decls->begin(), Decls->end(), '\n', ' ');
+    std::vector<unsigned> Used = parametersUsed(Mutex);
+    unsigned Mask = 0;
+    std::string Unused;
+    for (unsigned I = 0; I < LockWrapper->getNumParams(); ++I)
+        if (std::find(Used.begin(), Used.end(), I) != Used.end())
+            Mask |= 1u << std::min(I, 31u);
+        else
+            Unused += "(void)" + getterParameter(LockWrapper, I) + "; ";
+    std::string Body;
+    llvm::raw_string_ostream OS(Body);
+    Mutex->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
+    return *Decls + *Proto + " { " + Unused + "return " + Body + "; } const unsigned " +
+           remoteMutexParameters(LockWrapper->getName(), UnlockWrapper) + " = " +
+           std::to_string(Mask) + "u; /* added by rcl-rewrite: the mutex of " +
+           LockWrapper->getName().str() + "/" + UnlockWrapper.str() +
+           " for other files' delegated sections, and the parameters it depends on */";
+}
+
+std::string SectionEmitter::argumentText(const Expr *Arg) const {
+    if (std::optional<TextRange> R = Text.node(Arg->getSourceRange())) return Text.text(*R).str();
+    // Inside a macro's expansion (`#define possess(a) possess_(a, __FILE__, __LINE__)`): printed,
+    // but `__FILE__` as itself, so that it names the file as the compiler was given it.
+    SourceLocation Loc = Arg->IgnoreParenImpCasts()->getBeginLoc();
+    const SourceManager &SM = Ctx.getSourceManager();
+    if (Loc.isMacroID() && isa<StringLiteral>(Arg->IgnoreParenImpCasts()) &&
+        Lexer::getImmediateMacroName(Loc, SM, Ctx.getLangOpts()) == "__FILE__")
+        return "__FILE__";
+    std::string Out;
+    llvm::raw_string_ostream OS(Out);
+    Arg->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
+    return Out;
 }
 
 std::optional<std::string> SectionEmitter::declare(QualType T, StringRef Name) const {
@@ -214,17 +271,16 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         ArgExprs.assign(CS.Mutex.Call->arg_begin(), CS.Mutex.Call->arg_end());
     else
         ArgExprs.push_back(CS.Mutex.Operand);
-    for (const Expr *Arg : ArgExprs) {
-        std::string ArgText;
-        if (std::optional<TextRange> R = Text.node(Arg->getSourceRange())) {
-            ArgText = Text.text(*R).str();
-        } else {
-            llvm::raw_string_ostream OS(ArgText);
-            Arg->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
-        }
-        Args.push_back(ArgText);
+    for (const Expr *Arg : ArgExprs)
+        Args.push_back(argumentText(Arg));
+    // A remote pair: its getter, which the defining unit has when the pair is exact.
+    std::string Getter, UnlockName;
+    if (!CS.Mutex.Remote.empty()) {
+        UnlockName = CS.UnlockCall->getDirectCallee()->getName().str();
+        Getter = remoteMutexGetter(CS.Mutex.Remote, UnlockName);
     }
-    std::string LockExpr = mutexExpression(CS.Mutex, Args, Ctx);
+    std::string LockExpr = Getter.empty() ? mutexExpression(CS.Mutex, Args, Ctx)
+                                          : Getter + "(" + joinArguments(Args) + ")";
     C += "{\n";
     std::string CtxArg = "(void *)0";
     if (HasContext) {
@@ -245,15 +301,27 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
     std::string Call =
         HasContext ? "rcl_delegate_ctx(" + LockExpr + ", " + Name + ", &rcl_ctx, sizeof rcl_ctx)"
                    : "rcl_delegate(" + LockExpr + ", " + Name + ", " + CtxArg + ")";
-    if (!CS.Mutex.Remote.empty()) {
+    if (!Getter.empty()) {
         // The pair is defined in another unit: its getter (weak) exists when rcl-rewrite
-        // checked the definitions there; without it the section runs under the wrappers, as
-        // the original did.
-        std::string ArgList = joinArguments(Args);
+        // checked the definitions there; without it the section runs between the section's
+        // own lock and unlock calls, as the original did. Where the two calls differ in
+        // constants (`__LINE__`), it delegates only if none of those positions chooses the
+        // mutex (the pair's parameter mask).
+        std::vector<std::string> UnlockArgs;
+        for (const Expr *Arg : CS.UnlockCall->arguments())
+            UnlockArgs.push_back(argumentText(Arg));
+        std::string Unlock = UnlockName + "(" + joinArguments(UnlockArgs) + ")";
+        unsigned Differ = 0;
+        for (unsigned I : differingArguments(CS.LockCall, CS.UnlockCall, Ctx))
+            Differ |= 1u << std::min(I, 31u);
+        std::string Test = Getter;
+        if (Differ)
+            Test = "(" + Getter + " && !(" + remoteMutexParameters(CS.Mutex.Remote, UnlockName) +
+                   " & " + std::to_string(Differ) + "u))";
         C += In1 + "int rcl_local_result;\n";
-        Call = "(" + remoteMutexGetter(CS.Mutex.Remote) + " ? " + Call + " : (" + CS.Mutex.Remote +
-               "(" + ArgList + "), rcl_local_result = " + Name + "(" + CtxArg + "), " +
-               CS.Mutex.RemoteUnlock + "(" + ArgList + "), rcl_local_result))";
+        Call = "(" + Test + " ? " + Call + " : (" + CS.Mutex.Remote + "(" + joinArguments(Args) +
+               "), rcl_local_result = " + Name + "(" + CtxArg + "), " + Unlock +
+               ", rcl_local_result))";
     }
     std::vector<const Exit *> Dispatch;
     for (const Exit &E : CS.Exits)

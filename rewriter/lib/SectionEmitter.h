@@ -33,15 +33,30 @@ class SectionEmitter {
     std::optional<std::string> effectsFunction(const clang::FunctionDecl *Wrapper,
                                                std::string &Why) const;
 
-    /// The prototype of a declared wrapper pair's mutex getter (remoteMutexGetter), with the
-    /// lock wrapper's parameters and hidden visibility; nothing when a parameter's type cannot
-    /// be written out.
-    std::optional<std::string> getterPrototype(const clang::FunctionDecl *LockWrapper) const;
+    /// The declarations of a declared wrapper pair's mutex getter (remoteMutexGetter), with the
+    /// lock wrapper's parameters, and of its parameter mask (remoteMutexParameters), both with
+    /// hidden visibility, each ending in `;`; nothing when a parameter's type cannot be
+    /// written out.
+    std::optional<std::string> getterDeclarations(const clang::FunctionDecl *LockWrapper,
+                                                  llvm::StringRef UnlockWrapper,
+                                                  llvm::StringRef Attributes) const;
+    /// The getter's prototype alone (for its definition).
+    std::optional<std::string> getterPrototype(const clang::FunctionDecl *LockWrapper,
+                                               llvm::StringRef UnlockWrapper) const;
+    /// The getter and the mask of an exact pair, on one line, for the file that defines the
+    /// pair: `{ return Mutex; }` (Mutex written in the lock wrapper's parameters, those it does
+    /// not use cast to void) and the mask of the parameters it uses.
+    std::optional<std::string> getterDefinition(const clang::FunctionDecl *LockWrapper,
+                                                llvm::StringRef UnlockWrapper,
+                                                const clang::Expr *Mutex) const;
 
     /// `#line N "file"` on its own line (empty unless LineDirectives).
     std::string lineDirective(unsigned Line) const;
 
   private:
+    /// A call argument for the call site: as written, or printed from the AST when a macro
+    /// spells it.
+    std::string argumentText(const clang::Expr *Arg) const;
     std::optional<std::string> declare(clang::QualType T, llvm::StringRef Name) const;
     std::string reindent(llvm::StringRef Code, llvm::StringRef From, llvm::StringRef To) const;
 

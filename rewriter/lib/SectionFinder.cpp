@@ -372,7 +372,8 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
     }
     if (!Last) {
         CS.Refused = refuse("the lock is still held at the end of its block (released in another "
-                            "block or function); left as is, safe in mixed mode",
+                            "block or function" +
+                                unpairedUnlock(CS, Block) + "); left as is, safe in mixed mode",
                             Where);
         return CS;
     }
@@ -444,8 +445,64 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
             return CS;
         }
     findExits(CS);
-    if (!CS.Refused) checkDirectives(CS);
+    if (CS.Refused) return CS;
+    std::vector<const CallExpr *> Unlocks;
+    for (unsigned K = CS.FirstIndex; K <= *Last; ++K)
+        collectCalls(Block->body_begin()[K], LockOp::Unlock, CS.Mutex, Unlocks);
+    CS.UnlockCall = Unlocks.empty() ? nullptr : Unlocks.front();
+    // A pair defined in another unit: where that unit has no getter the section runs between
+    // the lock call and CS.UnlockCall, so every path must release through that same call.
+    if (!CS.Mutex.Remote.empty())
+        for (const CallExpr *U : Unlocks)
+            if (!sameCall(U, CS.UnlockCall, Ctx)) {
+                CS.Refused = refuse(
+                    "the critical section is released through different unlocks ('" +
+                        CS.UnlockCall->getDirectCallee()->getNameAsString() + "' at line " +
+                        std::to_string(Text.line(
+                            Text.expansionOffset(CS.UnlockCall->getBeginLoc()).value_or(0))) +
+                        ", '" + U->getDirectCallee()->getNameAsString() + "' at line " +
+                        std::to_string(
+                            Text.line(Text.expansionOffset(U->getBeginLoc()).value_or(0))) +
+                        ") of a wrapper pair defined in another file",
+                    U->getBeginLoc());
+                return CS;
+            }
+    checkDirectives(CS);
     return CS;
+}
+
+std::string SectionFinder::unpairedUnlock(const CriticalSection &CS,
+                                          const CompoundStmt *Block) const {
+    // Only declared wrappers: a plain unlock of another lvalue is just another lock.
+    const FunctionDecl *LockFn = CS.LockCall->getDirectCallee();
+    if (!Api.pairOf(LockFn->getName())) return "";
+    std::string Out;
+    for (unsigned K = CS.FirstIndex; K < Block->size() && Out.empty(); ++K)
+        walk(Block->body_begin()[K], [&](const Stmt *N) {
+            const auto *Call = dyn_cast<CallExpr>(N);
+            if (!Out.empty() || !Call || Api.classify(Call) != LockOp::Unlock ||
+                !Api.isPair(LockFn->getName(), Call->getDirectCallee()->getName()) ||
+                Call->getNumArgs() != CS.LockCall->getNumArgs())
+                return;
+            for (unsigned I : differingArguments(CS.LockCall, Call, Ctx)) {
+                if (isLocationConstant(CS.LockCall->getArg(I)) &&
+                    isLocationConstant(Call->getArg(I)))
+                    continue;
+                auto Printed = [&](const Expr *E) {
+                    std::string T;
+                    llvm::raw_string_ostream OS(T);
+                    E->IgnoreParenImpCasts()->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
+                    return T;
+                };
+                Out = "; the unlock '" + Call->getDirectCallee()->getNameAsString() + "' at line " +
+                      std::to_string(
+                          Text.line(Text.expansionOffset(Call->getBeginLoc()).value_or(0))) +
+                      " does not pair with it: argument " + std::to_string(I + 1) + " differs ('" +
+                      Printed(CS.LockCall->getArg(I)) + "' and '" + Printed(Call->getArg(I)) + "')";
+                return;
+            }
+        });
+    return Out;
 }
 
 bool SectionFinder::noteEffects(CriticalSection &CS, const CallExpr *Unlock, TextRange Statement) {

@@ -36,6 +36,10 @@ class SectionFinder {
                           unsigned LockIndex, const clang::CallExpr *LockCall,
                           const clang::Stmt *LockStmtNode, unsigned Skip = 0);
     void findExits(CriticalSection &CS);
+    /// For a lock through a declared wrapper that no unlock of its block releases: "; the
+    /// unlock 'w' at line N does not pair with it: argument I differs ('a' and 'b')" when an
+    /// unlock wrapper of its pair is called there with other arguments, else "".
+    std::string unpairedUnlock(const CriticalSection &CS, const clang::CompoundStmt *Block) const;
     /// Records an unlock by a wrapper with effects (LockApi::unlockEffects), or refuses CS
     /// when that wrapper's statements cannot be copied before the section's function.
     bool noteEffects(CriticalSection &CS, const clang::CallExpr *Unlock, TextRange Statement);

@@ -13,6 +13,7 @@ than one of them needs is written once here:
   paths      finding programs (PATH, like a shell) and a tool's siblings (beside itself)
   ui         talking to the user: Failure, messages, progress, files written whole or not at all
   compare    rcl compare: variants run side by side, interleaved; table, CSV, JSON, plot
+  buildfacts a build's facts directory: rcl-cc's log of compiled units, what rcl build reads
 
 Standard library only: every tool runs with Debian's python3 and nothing else.
 """

@@ -99,7 +99,7 @@ const CalleeFacts::FunctionFacts &CalleeFacts::facts(const FunctionDecl *Def) {
         if (Op || !Callee) return;
         if (Callee->hasBody(CalleeDef))
             F.Callees.push_back(CalleeDef);
-        else if (Callee->getIdentifier() && !Callee->getBuiltinID())
+        else if (isProgramFunction(Callee))
             F.External.push_back(Call);
     });
     return Facts[Def] = std::move(F);
@@ -146,29 +146,51 @@ std::optional<Refusal> CalleeFacts::localHazard(const FunctionDecl *Fn) {
     return std::nullopt;
 }
 
+bool isProgramFunction(const FunctionDecl *Fn) {
+    if (!Fn->getIdentifier() || Fn->getBuiltinID()) return false;
+    const SourceManager &SM = Fn->getASTContext().getSourceManager();
+    for (const FunctionDecl *D : Fn->redecls())
+        if (SM.isInSystemHeader(D->getLocation())) return false;
+    return true;
+}
+
 std::optional<Refusal> CalleeFacts::hazard(const FunctionDecl *Callee) {
     std::string What = "calls '" + Callee->getNameAsString() + "', which ";
     if (std::optional<Refusal> Local = localHazard(Callee))
         return Refusal{What + Local->Reason, Local->Loc};
-    if (!Project || Project->empty()) return std::nullopt;
-    // Functions of other units, through the project's facts.
+    if (!Project) return std::nullopt;
+    // Functions of other units, through the project's facts: first a hazard they are known to
+    // reach, then (RequireFacts) one whose facts are not known.
     const std::vector<const FunctionDecl *> &Defs = reachable(Callee);
+    std::vector<std::pair<const FunctionDecl *, const CallExpr *>> Far; // (caller here, call)
     if (Defs.empty()) {
-        if (Callee->getIdentifier())
-            if (std::optional<std::string> Far = Project->hazard(Callee->getName().str()))
-                return Refusal{What + *Far + " (another file)", SourceLocation()};
-        return std::nullopt;
+        if (!isProgramFunction(Callee)) return std::nullopt;
+        Far.push_back({nullptr, nullptr});
     }
     for (const FunctionDecl *Def : Defs)
         for (const CallExpr *Call : facts(Def).External)
-            if (std::optional<std::string> Far =
-                    Project->hazard(Call->getDirectCallee()->getName().str())) {
+            Far.push_back({Def, Call});
+    const std::string Hint = " (record every file's facts first: `rcl build -- <build "
+                             "command>`, or a --facts-dir scan; docs/rewriter.md, \"Functions "
+                             "of other files\")";
+    for (int Pass = 0; Pass < (RequireFacts ? 2 : 1); ++Pass)
+        for (auto [Def, Call] : Far) {
+            std::string Name =
+                Call ? Call->getDirectCallee()->getName().str() : Callee->getName().str();
+            std::optional<std::string> Why =
+                Pass == 0 ? Project->hazard(Name) : Project->unknown(Name);
+            if (!Why) continue;
+            std::string Text = What;
+            if (Call) {
                 if (Def != Callee->getDefinition())
-                    What += "through '" + Def->getNameAsString() + "' ";
-                return Refusal{What + "calls '" + Call->getDirectCallee()->getNameAsString() +
-                                   "', which " + *Far + " (another file)",
-                               Call->getBeginLoc()};
+                    Text += "through '" + Def->getNameAsString() + "' ";
+                Text += "calls '" + Name + "', which ";
             }
+            Refusal R{Text + *Why + (Pass == 0 ? " (another file)" : Hint),
+                      Call ? Call->getBeginLoc() : SourceLocation()};
+            R.WaitsForFacts = Pass == 1;
+            return R;
+        }
     return std::nullopt;
 }
 
@@ -261,22 +283,45 @@ bool ProjectFacts::save(const std::string &Dir, const std::string &Unit,
     return true;
 }
 
-std::optional<std::string> ProjectFacts::hazard(const std::string &Name) const {
-    // Breadth first over the call graph of the other units, remembering the first step.
+std::optional<std::string> ProjectFacts::search(
+    const std::string &Name,
+    const std::function<std::optional<std::string>(const std::string &, const Entry *,
+                                                   const std::string &)> &Stop) const {
+    // Breadth first over the call graph of the other units, remembering the function from which
+    // each was reached.
     std::set<std::string> Seen{Name};
-    std::vector<std::pair<std::string, std::string>> Work{{Name, Name}}; // function, first step
+    std::vector<std::pair<std::string, std::string>> Work{{Name, ""}}; // function, its caller
     for (size_t I = 0; I < Work.size() && I < 4096; ++I) {
         auto It = Functions.find(Work[I].first);
-        if (It == Functions.end()) continue;
-        const Entry &E = It->second;
-        if (!E.Hazard.empty()) {
-            if (Work[I].first == Name) return E.Hazard;
-            return "through '" + Work[I].first + "' " + E.Hazard;
-        }
-        for (const std::string &C : E.Calls)
-            if (Seen.insert(C).second) Work.push_back({C, Work[I].second});
+        const Entry *E = It == Functions.end() ? nullptr : &It->second;
+        if (std::optional<std::string> Found = Stop(Work[I].first, E, Work[I].second)) return Found;
+        if (!E) continue;
+        for (const std::string &C : E->Calls)
+            if (Seen.insert(C).second) Work.push_back({C, Work[I].first});
     }
     return std::nullopt;
+}
+
+std::optional<std::string> ProjectFacts::hazard(const std::string &Name) const {
+    return search(Name,
+                  [&](const std::string &Fn, const Entry *E,
+                      const std::string &) -> std::optional<std::string> {
+                      if (!E || E->Hazard.empty()) return std::nullopt;
+                      if (Fn == Name) return E->Hazard;
+                      return "through '" + Fn + "' " + E->Hazard;
+                  });
+}
+
+std::optional<std::string> ProjectFacts::unknown(const std::string &Name) const {
+    return search(
+        Name,
+        [&](const std::string &Fn, const Entry *E,
+            const std::string &Caller) -> std::optional<std::string> {
+            if (E) return std::nullopt;
+            if (Fn == Name)
+                return std::string("is defined in another file whose facts are not known");
+            return "through '" + Caller + "' calls '" + Fn + "', whose facts are not known";
+        });
 }
 
 } // namespace rcl

@@ -5,6 +5,7 @@
 #include "CriticalSection.h"
 #include "LockApi.h"
 #include "clang/AST/ASTContext.h"
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -40,18 +41,38 @@ class ProjectFacts {
     /// For a function defined in another unit: the first hazard it reaches through the facts,
     /// as "through 'g' <reason>" (or "<reason>" when it is its own); nothing when none is known.
     std::optional<std::string> hazard(const std::string &Name) const;
+    /// For a function defined in another unit: the first function it reaches through the facts
+    /// (itself included) whose facts are not known, as "is defined in another file whose facts
+    /// are not known" or "through 'g' calls 'h', whose facts are not known"; nothing when all
+    /// are known.
+    std::optional<std::string> unknown(const std::string &Name) const;
     bool empty() const { return Functions.empty(); }
 
   private:
+    /// Breadth first over the facts from Name: the first function for which Stop says
+    /// something, with the first step of the way there (empty when it is Name itself).
+    std::optional<std::string>
+    search(const std::string &Name,
+           const std::function<std::optional<std::string>(const std::string &Fn, const Entry *Facts,
+                                                          const std::string &Via)> &Stop) const;
+
     std::map<std::string, Entry> Functions;
 };
+
+/// Whether Fn is a function of the program, whose facts another unit may hold: not a builtin,
+/// not declared in a system header (libc's and other libraries' functions are judged by name
+/// where they are called, threadHazard).
+bool isProgramFunction(const clang::FunctionDecl *Fn);
 
 /// The facts of one translation unit's functions, computed once per unit and shared by the
 /// analyses of its sections.
 class CalleeFacts {
   public:
-    CalleeFacts(clang::ASTContext &Ctx, const LockApi &Api, const ProjectFacts *Project)
-        : Ctx(Ctx), Api(Api), Project(Project) {}
+    /// RequireFacts: a call into another file whose facts Project does not hold is a hazard
+    /// (Refusal::WaitsForFacts).
+    CalleeFacts(clang::ASTContext &Ctx, const LockApi &Api, const ProjectFacts *Project,
+                bool RequireFacts)
+        : Ctx(Ctx), Api(Api), Project(Project), RequireFacts(RequireFacts) {}
 
     /// What one function of the translation unit does directly.
     struct FunctionFacts {
@@ -60,7 +81,8 @@ class CalleeFacts {
         /// The first thing it does that acts on or depends on the calling thread.
         std::optional<Refusal> Hazard;
         std::vector<const clang::FunctionDecl *> Callees; ///< defined in this TU
-        std::vector<const clang::CallExpr *> External;    ///< calls of functions defined elsewhere
+        /// calls of functions of the program defined elsewhere (isProgramFunction)
+        std::vector<const clang::CallExpr *> External;
     };
     const FunctionFacts &facts(const clang::FunctionDecl *Def);
     /// Fn's definition and every function of the translation unit it calls, transitively
@@ -69,7 +91,8 @@ class CalleeFacts {
     bool reachesLock(const clang::FunctionDecl *Fn);
     /// Why calling Callee makes a section unsafe on the server: the first thread hazard it
     /// reaches in this unit, or through the project's facts in another one ("calls 'f', which
-    /// through 'g' ..."). Nothing when none is known.
+    /// through 'g' ..."), or (RequireFacts) a function of another file whose facts are not
+    /// known. Nothing when none is known.
     std::optional<Refusal> hazard(const clang::FunctionDecl *Callee);
     /// This unit's facts for ProjectFacts::save: each function with external linkage defined
     /// in the main file.
@@ -83,6 +106,7 @@ class CalleeFacts {
     clang::ASTContext &Ctx;
     const LockApi &Api;
     const ProjectFacts *Project;
+    bool RequireFacts;
     std::map<const clang::FunctionDecl *, FunctionFacts> Facts;
     std::map<const clang::FunctionDecl *, std::vector<const clang::FunctionDecl *>> Reachable;
 };

@@ -18,6 +18,9 @@ namespace rcl {
 struct Refusal {
     std::string Reason;
     clang::SourceLocation Loc;
+    /// The section calls into another file whose facts are not known yet: a build that records
+    /// every file's facts first (`rcl build`) may convert it.
+    bool WaitsForFacts = false;
 };
 
 /// One way control leaves a critical section other than by its last statement: an unlock

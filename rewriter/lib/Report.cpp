@@ -45,6 +45,13 @@ std::map<std::string, LockSummary> summarise(const std::vector<SectionRecord> &R
 }
 } // namespace
 
+unsigned Report::waitingForFacts() const {
+    unsigned N = 0;
+    for (const SectionRecord &R : Records)
+        N += R.Result == SectionRecord::Refused && R.WaitsForFacts;
+    return N;
+}
+
 void Report::printSummary(raw_ostream &OS) const {
     if (Records.empty()) {
         OS << "rcl: no critical section matched the selection\n";
@@ -79,6 +86,7 @@ Error Report::writeJson(StringRef Path) const {
                                       : R.Result == SectionRecord::Refused ? "refused"
                                                                            : "nested"}};
             if (R.Result == SectionRecord::Refused) S["reason"] = R.Reason;
+            if (R.WaitsForFacts) S["waits_for_facts"] = true;
             if (R.Result == SectionRecord::Converted) {
                 S["captures"] = R.Captures;
                 S["exits"] = R.Exits;
@@ -101,6 +109,7 @@ Error Report::writeJson(StringRef Path) const {
     json::Object Root{{"schema", "rcl-rewrite-report/1"},
                       {"converted", count(SectionRecord::Converted)},
                       {"refused", count(SectionRecord::Refused)},
+                      {"waiting_for_facts", waitingForFacts()},
                       {"locks", std::move(Locks)}};
     std::error_code EC;
     raw_fd_ostream OS(Path, EC, sys::fs::OF_Text);

@@ -18,6 +18,7 @@ struct SectionRecord {
     std::string Function;
     enum Outcome { Converted, Refused, Nested } Result = Converted;
     std::string Reason;             ///< for Refused
+    bool WaitsForFacts = false;     ///< for Refused: Refusal::WaitsForFacts
     std::vector<std::string> Notes; ///< for Converted: e.g. condition waits in callees
     unsigned Captures = 0;
     unsigned Exits = 0;
@@ -32,6 +33,8 @@ class Report {
     void add(SectionRecord Record);
     bool empty() const { return Records.empty(); }
     unsigned count(SectionRecord::Outcome O) const;
+    /// Refused sections that wait for other files' facts (Refusal::WaitsForFacts).
+    unsigned waitingForFacts() const;
 
     void printSummary(llvm::raw_ostream &OS) const;
     llvm::Error writeJson(llvm::StringRef Path) const;

@@ -30,6 +30,11 @@ class RewriteConsumer : public ASTConsumer {
         if (!Entry) return;
         std::string Given = Entry->getName().str();
         std::string Real = SM.getFileManager().getCanonicalName(*Entry).str();
+        if (Session.FactsOnly) {
+            CalleeFacts Callees(Ctx, Session.Api, &Session.Project, false);
+            Session.Project.add(Callees.exported());
+            return;
+        }
         if (!Session.Done.insert(Real).second) return;
         Session.MainFiles[Real] = Given;
         SourceText Text(SM, Ctx.getLangOpts(), Main);
@@ -50,12 +55,12 @@ class RewriteConsumer : public ASTConsumer {
         }
         // Parent lookups only ever concern these bodies: keep the parent map off the headers.
         Ctx.setTraversalScope(Functions);
-        CalleeFacts Callees(Ctx, Session.Api,
-                            Session.FactsDir.empty() ? nullptr : &Session.Project);
-        if (!Session.FactsDir.empty()) {
-            std::string Error;
+        CalleeFacts Callees(Ctx, Session.Api, &Session.Project, Session.RequireCalleeFacts);
+        {
             std::map<std::string, ProjectFacts::Entry> Mine = Callees.exported();
-            if (!ProjectFacts::save(Session.FactsDir, Real, Mine, Error))
+            std::string Error;
+            if (!Session.FactsDir.empty() &&
+                !ProjectFacts::save(Session.FactsDir, Real, Mine, Error))
                 Session.InternalErrors.push_back("--facts-dir: " + Error);
             Session.Project.add(Mine); // for the units after this one in the same run
         }
@@ -182,6 +187,7 @@ class RewriteConsumer : public ASTConsumer {
         R.Result = Result;
         if (Why) {
             R.Reason = Why->Reason;
+            R.WaitsForFacts = Why->WaitsForFacts;
             const SourceManager &SM = Text.sourceManager();
             PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Why->Loc));
             if (!Session.Quiet && P.isValid())

@@ -26,7 +26,14 @@ struct RewriteSession {
     /// --facts-dir: where each unit's facts are written and other units' are read from
     /// (CalleeFacts.h, ProjectFacts); empty: none.
     std::string FactsDir;
-    ProjectFacts Project; ///< loaded from FactsDir before the first unit
+    ProjectFacts Project; ///< loaded from FactsDir, and each unit's facts once it is read
+    /// A section that calls (transitively) a function of another file whose facts are not
+    /// known is refused (Refusal::WaitsForFacts): what it does may depend on the calling thread
+    /// (rcl-rewrite --assume-unknown-callees-safe turns this off).
+    bool RequireCalleeFacts = true;
+    /// A first pass over several files: only record each unit's facts (Project), so that the
+    /// rewriting pass knows every given file's functions whatever the order.
+    bool FactsOnly = false;
     std::map<std::string, clang::tooling::Replacements> Edits; ///< by real path
     std::map<std::string, std::string> MainFiles;              ///< real path -> name as given
     std::set<std::string> Done;                                ///< real paths already rewritten

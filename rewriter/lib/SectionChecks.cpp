@@ -113,7 +113,10 @@ bool CaptureAnalysis::gotoReleasingLabel(CriticalSection &CS, const GotoStmt *Go
 
 void CaptureAnalysis::calleeHazards(CriticalSection &CS, const FunctionDecl *Callee,
                                     SourceLocation Loc) {
-    if (std::optional<Refusal> Why = Callees.hazard(Callee)) return refuse(CS, Why->Reason, Loc);
+    if (std::optional<Refusal> Why = Callees.hazard(Callee)) {
+        refuse(CS, Why->Reason, Loc);
+        if (CS.Refused) CS.Refused->WaitsForFacts = Why->WaitsForFacts;
+    }
 }
 
 const Stmt *CaptureAnalysis::jumpTarget(const Stmt *Jump) const {

@@ -123,6 +123,12 @@ static cl::opt<std::string> FactsDir(
              "that depends on the calling thread is refused. Run it over every source first "
              "(with --dry-run) to make the facts complete"),
     cl::value_desc("DIR"), cl::cat(Category));
+static cl::opt<bool> AssumeUnknownCalleesSafe(
+    "assume-unknown-callees-safe",
+    cl::desc("Convert a section that calls into another file whose facts are not known (by "
+             "default it is refused: the callee might rename, inspect or signal the calling "
+             "thread, which would be the server; see --facts-dir)"),
+    cl::cat(Category));
 static cl::opt<bool> Quiet("quiet", cl::desc("Print no diagnostics and no summary"),
                            cl::cat(Category));
 
@@ -279,6 +285,7 @@ int main(int argc, const char **argv) {
     Session.LineDirectives = LineDirectives;
     Session.Quiet = Quiet;
     Session.NoNestedLocks = NoNestedLocks;
+    Session.RequireCalleeFacts = !AssumeUnknownCalleesSafe;
     if (!FactsDir.empty()) {
         Session.FactsDir = FactsDir;
         Session.Project.load(FactsDir);
@@ -296,6 +303,13 @@ int main(int argc, const char **argv) {
         return Out;
     });
 #endif
+    // Several files without a facts directory: their facts first, so that a section calling
+    // into another of them is judged whatever the order of the files.
+    if (Sources.size() > 1 && FactsDir.empty() && Session.RequireCalleeFacts) {
+        Session.FactsOnly = true;
+        Tool.run(rcl::newRewriteActionFactory(Session).get());
+        Session.FactsOnly = false;
+    }
     int Status = Tool.run(rcl::newRewriteActionFactory(Session).get());
     if (Status != 0) {
         errs() << "rcl-rewrite: a translation unit did not compile; no file was changed\n";

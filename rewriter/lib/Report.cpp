@@ -24,8 +24,9 @@ unsigned Report::count(SectionRecord::Outcome O) const {
 
 namespace {
 struct LockSummary {
-    unsigned Converted = 0, Refused = 0, Nested = 0;
+    unsigned Converted = 0, Refused = 0, Nested = 0, NotCompiled = 0;
     std::map<std::string, unsigned> Reasons;
+    std::map<std::string, unsigned> NotCompiledReasons;
 };
 
 std::map<std::string, LockSummary> summarise(const std::vector<SectionRecord> &Records) {
@@ -36,7 +37,10 @@ std::map<std::string, LockSummary> summarise(const std::vector<SectionRecord> &R
             ++L.Converted;
         else if (R.Result == SectionRecord::Nested)
             ++L.Nested;
-        else {
+        else if (R.Result == SectionRecord::NotCompiled) {
+            ++L.NotCompiled;
+            ++L.NotCompiledReasons[R.Reason];
+        } else {
             ++L.Refused;
             ++L.Reasons[R.Reason];
         }
@@ -44,6 +48,15 @@ std::map<std::string, LockSummary> summarise(const std::vector<SectionRecord> &R
     return Locks;
 }
 } // namespace
+
+void Report::markNotCompiled(StringRef File, StringRef Why) {
+    for (SectionRecord &R : Records)
+        if (R.File == File && R.Result == SectionRecord::Converted) {
+            R.Result = SectionRecord::NotCompiled;
+            R.Reason =
+                ("the rewritten file did not compile, so it was left as it was: " + Why).str();
+        }
+}
 
 unsigned Report::waitingForFacts() const {
     unsigned N = 0;
@@ -58,14 +71,20 @@ void Report::printSummary(raw_ostream &OS) const {
         return;
     }
     OS << "rcl: summary: " << count(SectionRecord::Converted) << " converted, "
-       << count(SectionRecord::Refused) << " refused\n";
+       << count(SectionRecord::Refused) << " refused";
+    if (unsigned N = count(SectionRecord::NotCompiled))
+        OS << ", " << N << " not converted (the rewritten file did not compile)";
+    OS << "\n";
     for (auto &[Name, L] : summarise(Records)) {
         OS << "rcl:   lock '" << Name << "': " << L.Converted << " converted, " << L.Refused
            << " refused";
         if (L.Nested) OS << ", " << L.Nested << " kept inside a converted section";
+        if (L.NotCompiled) OS << ", " << L.NotCompiled << " not compiled";
         OS << "\n";
         for (auto &[Reason, N] : L.Reasons)
             OS << "rcl:     refused " << N << "x: " << Reason << "\n";
+        for (auto &[Reason, N] : L.NotCompiledReasons)
+            OS << "rcl:     not compiled " << N << "x: " << Reason << "\n";
     }
 }
 
@@ -82,10 +101,12 @@ Error Report::writeJson(StringRef Path) const {
                            {"line", R.Line},
                            {"column", R.Column},
                            {"function", R.Function},
-                           {"status", R.Result == SectionRecord::Converted ? "converted"
-                                      : R.Result == SectionRecord::Refused ? "refused"
-                                                                           : "nested"}};
-            if (R.Result == SectionRecord::Refused) S["reason"] = R.Reason;
+                           {"status", R.Result == SectionRecord::Converted     ? "converted"
+                                      : R.Result == SectionRecord::Refused     ? "refused"
+                                      : R.Result == SectionRecord::NotCompiled ? "not-compiled"
+                                                                               : "nested"}};
+            if (R.Result == SectionRecord::Refused || R.Result == SectionRecord::NotCompiled)
+                S["reason"] = R.Reason;
             if (R.WaitsForFacts) S["waits_for_facts"] = true;
             if (R.Result == SectionRecord::Converted) {
                 S["captures"] = R.Captures;
@@ -103,12 +124,14 @@ Error Report::writeJson(StringRef Path) const {
                                      {"converted", L.Converted},
                                      {"refused", L.Refused},
                                      {"nested", L.Nested},
+                                     {"not_compiled", L.NotCompiled},
                                      {"refusals", std::move(Reasons)},
                                      {"sections", std::move(Sections)}});
     }
     json::Object Root{{"schema", "rcl-rewrite-report/1"},
                       {"converted", count(SectionRecord::Converted)},
                       {"refused", count(SectionRecord::Refused)},
+                      {"not_compiled", count(SectionRecord::NotCompiled)},
                       {"waiting_for_facts", waitingForFacts()},
                       {"locks", std::move(Locks)}};
     std::error_code EC;

@@ -16,8 +16,9 @@ struct SectionRecord {
     unsigned Line = 0;
     unsigned Column = 0;
     std::string Function;
-    enum Outcome { Converted, Refused, Nested } Result = Converted;
-    std::string Reason;             ///< for Refused
+    /// NotCompiled: converted, but the rewritten file did not compile, so it was not written.
+    enum Outcome { Converted, Refused, Nested, NotCompiled } Result = Converted;
+    std::string Reason;             ///< for Refused and NotCompiled
     bool WaitsForFacts = false;     ///< for Refused: Refusal::WaitsForFacts
     std::vector<std::string> Notes; ///< for Converted: e.g. condition waits in callees
     unsigned Captures = 0;
@@ -33,6 +34,8 @@ class Report {
     void add(SectionRecord Record);
     bool empty() const { return Records.empty(); }
     unsigned count(SectionRecord::Outcome O) const;
+    /// The converted sections of File (as given) become NotCompiled, with Why.
+    void markNotCompiled(llvm::StringRef File, llvm::StringRef Why);
     /// Refused sections that wait for other files' facts (Refusal::WaitsForFacts).
     unsigned waitingForFacts() const;
 

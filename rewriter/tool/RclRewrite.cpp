@@ -4,6 +4,7 @@
 // --in-place, --export-fixes) and the per-lock report. The logic lives in rewriter/lib.
 //
 //===----------------------------------------------------------------------===//
+#include "OutputCheck.h"
 #include "RewriteAction.h"
 
 #include "clang/Tooling/ArgumentsAdjusters.h"
@@ -128,6 +129,11 @@ static cl::opt<bool> AssumeUnknownCalleesSafe(
     cl::desc("Convert a section that calls into another file whose facts are not known (by "
              "default it is refused: the callee might rename, inspect or signal the calling "
              "thread, which would be the server; see --facts-dir)"),
+    cl::cat(Category));
+static cl::opt<bool> NoCompileCheck(
+    "no-compile-check",
+    cl::desc("Write rewritten files without first checking that they compile with their own "
+             "compile command (rcl-cc compiles them itself)"),
     cl::cat(Category));
 static cl::opt<bool> Quiet("quiet", cl::desc("Print no diagnostics and no summary"),
                            cl::cat(Category));
@@ -293,9 +299,10 @@ int main(int argc, const char **argv) {
 
     ClangTool Tool(Parser->getCompilations(), Sources);
     // The rewriter needs no warnings, and a -Werror in the user's flags must not stop it.
-    Tool.appendArgumentsAdjuster(getInsertArgumentAdjuster("-w", ArgumentInsertPosition::END));
+    std::vector<ArgumentsAdjuster> Adjusters{
+        getInsertArgumentAdjuster("-w", ArgumentInsertPosition::END)};
 #ifdef RCL_CLANG_RESOURCE_DIR
-    Tool.appendArgumentsAdjuster([](const CommandLineArguments &Args, StringRef) {
+    Adjusters.push_back([](const CommandLineArguments &Args, StringRef) {
         for (const std::string &A : Args)
             if (StringRef(A).starts_with("-resource-dir")) return Args;
         CommandLineArguments Out = Args;
@@ -303,6 +310,8 @@ int main(int argc, const char **argv) {
         return Out;
     });
 #endif
+    for (const ArgumentsAdjuster &A : Adjusters)
+        Tool.appendArgumentsAdjuster(A);
     // Several files without a facts directory: their facts first, so that a section calling
     // into another of them is judged whatever the order of the files.
     if (Sources.size() > 1 && FactsDir.empty() && Session.RequireCalleeFacts) {
@@ -336,6 +345,48 @@ int main(int argc, const char **argv) {
             return 1;
         }
         Rewritten[Path] = std::move(*Text);
+        // Test aid (fault injection): a rewritten file that cannot compile, which the check
+        // below must catch (test/rewriter/compile-check.test, cli/convert-compile-check.test).
+        if (getenv("RCL_REWRITE_TEST_BREAK_OUTPUT"))
+            Rewritten[Path] += "\n#error RCL_REWRITE_TEST_BREAK_OUTPUT is set\n";
+    }
+
+    // Never write a file that does not compile: each rewritten main file is checked with its
+    // own compile command first; one that fails stays as it was, its sections count as not
+    // converted, and the exit status says that the tool was at fault.
+    bool Faulty = false;
+    if (!NoCompileCheck && !Rewritten.empty()) {
+        std::string Include = rcl::rclIncludeDir(argv[0], reinterpret_cast<void *>(&main),
+#ifdef RCL_SOURCE_INCLUDE_DIR
+                                                 RCL_SOURCE_INCLUDE_DIR
+#else
+                                                 ""
+#endif
+        );
+        std::vector<ArgumentsAdjuster> CheckAdjusters = Adjusters;
+        if (!Include.empty())
+            CheckAdjusters.push_back(getInsertArgumentAdjuster(CommandLineArguments{"-I" + Include},
+                                                               ArgumentInsertPosition::END));
+        for (auto It = Rewritten.begin(); It != Rewritten.end();) {
+            auto Given = Session.MainFiles.find(It->first);
+            std::optional<std::string> Error =
+                Given == Session.MainFiles.end()
+                    ? std::nullopt
+                    : rcl::firstCompileError(Parser->getCompilations(), It->first, It->second,
+                                             CheckAdjusters);
+            if (!Error) {
+                ++It;
+                continue;
+            }
+            errs() << "rcl-rewrite: internal error: the rewritten " << Given->second
+                   << " does not compile, so it was left as it was (please report this with "
+                      "the input): "
+                   << *Error << "\n";
+            Session.Findings.markNotCompiled(Given->second, *Error);
+            Session.Edits.erase(It->first);
+            It = Rewritten.erase(It);
+            Faulty = true;
+        }
     }
 
     bool OK = true;
@@ -401,5 +452,6 @@ int main(int argc, const char **argv) {
             OK = false;
         }
     if (!Quiet) Session.Findings.printSummary(errs());
+    if (Faulty) return ExitInternalError;
     return OK ? 0 : 1;
 }

@@ -96,6 +96,16 @@ inline std::string effectsFunctionName(const clang::FunctionDecl *Wrapper) {
     return "rcl_" + Wrapper->getNameAsString() + "_before_unlock";
 }
 
+/// The loops of a synchronized-block macro (`for (i = 0; i ? (unlock(&m), 0) : (lock(&m), 1);
+/// i = 1) for (j = 0; !j; j = 1) { ... }`, xz's mythread_sync). A `break` whose target is
+/// Break, or a `continue` whose target is one of Continues, leaves the guarded block the way
+/// its end does (the macro's loops unlock next): it becomes `return 0;`. Any other way out
+/// keeps the lock and refuses the section.
+struct SyncLoops {
+    const clang::Stmt *Break = nullptr;
+    std::vector<const clang::Stmt *> Continues;
+};
+
 /// A lock..unlock region of one block, found on the function's structure, with everything
 /// the emitter needs. `Refused` set means the section stays exactly as written.
 struct CriticalSection {
@@ -133,6 +143,9 @@ struct CriticalSection {
     /// Condition waits written inside macro bodies: the outlined function is compiled with
     /// `#define pthread_cond_wait rcl_cond_wait` (push_macro/pop_macro around it).
     std::map<std::string, std::string> MacroRenames;
+    /// A synchronized-block macro (SyncLoops): Block is the guarded block and Whole the
+    /// macro's use with it.
+    std::optional<SyncLoops> Sync;
     std::optional<Refusal> Refused;
     unsigned Ordinal = 0; ///< 1-based number among converted sections of the function
 };

@@ -12,9 +12,9 @@ using namespace clang::tooling;
 
 namespace rcl {
 
-std::optional<std::string>
-firstCompileError(const CompilationDatabase &Compilations, const std::string &Path,
-                  const std::string &Text, const std::vector<ArgumentsAdjuster> &Adjusters) {
+std::optional<std::string> firstCompileError(const CompilationDatabase &Compilations,
+                                             const std::string &Path, const std::string &Text,
+                                             const std::vector<ArgumentsAdjuster> &Adjusters) {
     ClangTool Tool(Compilations, {Path});
     Tool.mapVirtualFile(Path, Text);
     for (const ArgumentsAdjuster &A : Adjusters)

@@ -164,6 +164,20 @@ void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
         return Offset && CS.Body.contains(*Offset);
     };
     if (isa<ReturnStmt>(S)) return refuse(CS, "returns while holding the lock", Loc);
+    if (CS.Sync && isa<BreakStmt, ContinueStmt>(S)) {
+        // Out of a synchronized block the way its end goes: the macro's loops unlock next.
+        const Stmt *Target = jumpTarget(S);
+        bool Ends = isa<BreakStmt>(S) ? Target == CS.Sync->Break
+                                      : llvm::is_contained(CS.Sync->Continues, Target);
+        if (Ends) {
+            std::optional<TextRange> Jump = Text.statement(S);
+            if (!Jump)
+                return refuse(CS, "a jump out of the synchronized block is written inside a macro",
+                              Loc);
+            CS.BodyEdits.push_back({Jump->Begin, Jump->End - Jump->Begin, "return 0;"});
+            return;
+        }
+    }
     if (isa<BreakStmt, ContinueStmt>(S) && !insideBody(jumpTarget(S)))
         return refuse(CS,
                       std::string(isa<BreakStmt>(S) ? "break" : "continue") +

@@ -263,6 +263,19 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
             ++Index;
         }
     });
+    // Synchronized-block macros: the guarded block is a section.
+    walk(Fn->getBody(), [&](const Stmt *S) {
+        const auto *F = dyn_cast<ForStmt>(S);
+        if (!F) return;
+        if (std::optional<CriticalSection> CS = syncBlock(Fn, F)) {
+            Starts.insert(CS->LockCall);
+            // In source order: outer sections before the ones nested in them.
+            auto At = std::find_if(Sections.begin(), Sections.end(), [&](const CriticalSection &O) {
+                return O.LockOffset > CS->LockOffset;
+            });
+            Sections.insert(At, std::move(*CS));
+        }
+    });
     walk(Fn->getBody(), [&](const Stmt *S) {
         const auto *Call = dyn_cast<CallExpr>(S);
         if (!Call || Starts.count(Call)) return;
@@ -311,6 +324,138 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
         }
         Others.push_back(std::move(Site));
     });
+}
+
+namespace {
+
+/// `(op(...), K)` or `((void)op(...), K)`: the call, and K's value in Value.
+const CallExpr *commaCall(const Expr *E, llvm::APInt &Value) {
+    const auto *Comma = dyn_cast<BinaryOperator>(E->IgnoreParens());
+    if (!Comma || Comma->getOpcode() != BO_Comma) return nullptr;
+    const auto *K = dyn_cast<IntegerLiteral>(Comma->getRHS()->IgnoreParenImpCasts());
+    if (!K) return nullptr;
+    Value = K->getValue();
+    const Expr *L = Comma->getLHS()->IgnoreParens();
+    if (const auto *Cast = dyn_cast<CStyleCastExpr>(L); Cast && Cast->getType()->isVoidType())
+        L = Cast->getSubExpr()->IgnoreParens();
+    return dyn_cast<CallExpr>(L);
+}
+
+/// The variable a loop's init declares or sets to 0 (`unsigned i = 0`, `i = 0`).
+const VarDecl *initialisedToZero(const Stmt *Init) {
+    const VarDecl *Var = nullptr;
+    const Expr *Value = nullptr;
+    if (const auto *DS = dyn_cast_or_null<DeclStmt>(Init); DS && DS->isSingleDecl()) {
+        Var = dyn_cast<VarDecl>(DS->getSingleDecl());
+        Value = Var ? Var->getInit() : nullptr;
+    } else if (const auto *Set = dyn_cast_or_null<BinaryOperator>(Init);
+               Set && Set->getOpcode() == BO_Assign) {
+        const auto *Ref = dyn_cast<DeclRefExpr>(Set->getLHS()->IgnoreParenImpCasts());
+        Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+        Value = Set->getRHS();
+    }
+    const auto *Zero = Value ? dyn_cast<IntegerLiteral>(Value->IgnoreParenImpCasts()) : nullptr;
+    return Var && Zero && Zero->getValue() == 0 && Var->getType()->isIntegerType() ? Var : nullptr;
+}
+
+/// Whether E is Var (through parentheses and implicit casts).
+bool refersTo(const Expr *E, const VarDecl *Var) {
+    const auto *Ref = E ? dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()) : nullptr;
+    return Ref && Ref->getDecl() == Var;
+}
+
+/// `v = K` with K a non-zero literal, or `v++` / `++v`: the increment that ends the loop.
+bool setsNonZero(const Expr *Inc, const VarDecl *Var) {
+    if (!Inc) return false;
+    Inc = Inc->IgnoreParens();
+    if (const auto *Set = dyn_cast<BinaryOperator>(Inc); Set && Set->getOpcode() == BO_Assign) {
+        const auto *K = dyn_cast<IntegerLiteral>(Set->getRHS()->IgnoreParenImpCasts());
+        return refersTo(Set->getLHS(), Var) && K && K->getValue() != 0;
+    }
+    const auto *Step = dyn_cast<UnaryOperator>(Inc);
+    return Step && Step->isIncrementOp() && refersTo(Step->getSubExpr(), Var);
+}
+
+/// The inner loop of the two-loop form, `for (j = 0; !j; j = 1)` (or `j == 0`): its body.
+const Stmt *onceLoopBody(const ForStmt *G) {
+    const VarDecl *J = initialisedToZero(G->getInit());
+    const Expr *Cond = G->getCond() ? G->getCond()->IgnoreParenImpCasts() : nullptr;
+    bool Tests = false;
+    if (const auto *Not = dyn_cast_or_null<UnaryOperator>(Cond); Not && Not->getOpcode() == UO_LNot)
+        Tests = refersTo(Not->getSubExpr(), J);
+    if (const auto *Eq = dyn_cast_or_null<BinaryOperator>(Cond); Eq && Eq->getOpcode() == BO_EQ) {
+        const auto *Zero = dyn_cast<IntegerLiteral>(Eq->getRHS()->IgnoreParenImpCasts());
+        Tests = refersTo(Eq->getLHS(), J) && Zero && Zero->getValue() == 0;
+    }
+    return J && Tests && setsNonZero(G->getInc(), J) ? G->getBody() : nullptr;
+}
+
+} // namespace
+
+std::optional<CriticalSection> SectionFinder::syncBlock(const FunctionDecl *Fn, const ForStmt *F) {
+    // for (v = 0; v ? (unlock(&m), 0) : (lock(&m), 1); v = 1) [for (j = 0; !j; j = 1)] BLOCK:
+    // the first test locks and enters, the block runs once, the increment sets v and the next
+    // test unlocks and leaves.
+    const VarDecl *V = initialisedToZero(F->getInit());
+    const auto *Test =
+        F->getCond() ? dyn_cast<ConditionalOperator>(F->getCond()->IgnoreParenImpCasts()) : nullptr;
+    if (!V || !Test || !refersTo(Test->getCond(), V) || !setsNonZero(F->getInc(), V))
+        return std::nullopt;
+    llvm::APInt Leave, Enter;
+    const CallExpr *Unlock = commaCall(Test->getTrueExpr(), Leave);
+    const CallExpr *Lock = commaCall(Test->getFalseExpr(), Enter);
+    if (!Unlock || !Lock || Leave != 0 || Enter == 0 || Api.classify(Lock) != LockOp::Lock ||
+        Api.classify(Unlock) != LockOp::Unlock)
+        return std::nullopt;
+    CriticalSection CS;
+    CS.Function = Fn;
+    CS.LockCall = Lock;
+    CS.UnlockCall = Unlock;
+    CS.Mutex = Api.mutexOf(Lock, LockOp::Lock);
+    CS.LockName = lockName(CS.Mutex, Ctx);
+    CS.LockOffset = Text.expansionOffset(F->getBeginLoc()).value_or(0);
+    CS.Sync = SyncLoops{};
+    CS.Sync->Continues.push_back(F);
+    const Stmt *Guarded = F->getBody();
+    if (const auto *G = dyn_cast<ForStmt>(Guarded); G && onceLoopBody(G)) {
+        // The two-loop form: a break leaves the inner loop, then the outer one unlocks.
+        CS.Sync->Break = G;
+        CS.Sync->Continues.push_back(G);
+        Guarded = onceLoopBody(G);
+    }
+    std::string Macro = macroNote(F->getBeginLoc());
+    auto refused = [&](std::string Why) {
+        CS.Refused = refuse(std::move(Why), F->getBeginLoc());
+        return CS;
+    };
+    if (!sameMutex(Api.mutexOf(Unlock, LockOp::Unlock), CS.Mutex, Ctx))
+        return refused("the synchronized block" + Macro + " unlocks another mutex than it locks");
+    for (const CallExpr *Call : {Lock, Unlock})
+        if (std::optional<std::string> Problem = Api.wrapperProblem(Call)) return refused(*Problem);
+    const auto *Block = dyn_cast<CompoundStmt>(Guarded);
+    std::optional<TextRange> Whole = Text.statement(F);
+    std::optional<unsigned> Open = Block ? Text.offset(Block->getLBracLoc()) : std::nullopt;
+    std::optional<unsigned> Close = Block ? Text.offset(Block->getRBracLoc()) : std::nullopt;
+    if (!Block || !Whole || !Open || !Close || Whole->End != *Close + 1 || *Open <= Whole->Begin)
+        return refused("the block of the synchronized-block macro" + Macro +
+                       " is not a braced block written after the macro's use");
+    if (Block->size() == 0) return refused("the synchronized block" + Macro + " is empty");
+    CS.Block = Block;
+    CS.FirstIndex = 0;
+    CS.LastIndex = Block->size() - 1;
+    CS.Whole = *Whole;
+    // The block's text without its braces and the blanks before its `}`.
+    unsigned End = *Close;
+    while (End > *Open + 1 && isspace(static_cast<unsigned char>(Text.code()[End - 1])))
+        --End;
+    CS.Body = {*Open + 1, End};
+    std::vector<const CallExpr *> Inside;
+    collectCalls(Block, LockOp::Unlock, CS.Mutex, Inside);
+    collectCalls(Block, LockOp::Lock, CS.Mutex, Inside);
+    if (!Inside.empty())
+        return refused("the lock is taken or released again inside the synchronized block" + Macro);
+    checkDirectives(CS);
+    return CS;
 }
 
 CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt *Block,

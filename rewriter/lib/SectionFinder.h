@@ -36,6 +36,10 @@ class SectionFinder {
                           unsigned LockIndex, const clang::CallExpr *LockCall,
                           const clang::Stmt *LockStmtNode, unsigned Skip = 0);
     void findExits(CriticalSection &CS);
+    /// A synchronized-block macro's loop (CriticalSection::Sync): the section of its guarded
+    /// block, or nothing when F is not one.
+    std::optional<CriticalSection> syncBlock(const clang::FunctionDecl *Fn,
+                                             const clang::ForStmt *F);
     /// For a lock through a declared wrapper that no unlock of its block releases: "; the
     /// unlock 'w' at line N does not pair with it: argument I differs ('a' and 'b')" when an
     /// unlock wrapper of its pair is called there with other arguments, else "".

@@ -527,6 +527,88 @@ const CallExpr *LockApi::asOperationStatement(const Stmt *S) const {
     return Call;
 }
 
+namespace {
+
+/// E without parentheses, implicit casts and a `(void)` cast.
+const Expr *bare(const Expr *E) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *Cast = dyn_cast<CStyleCastExpr>(E); Cast && Cast->getType()->isVoidType())
+        E = Cast->getSubExpr()->IgnoreParenImpCasts();
+    return E;
+}
+
+bool isZero(const Expr *E) {
+    const auto *K = dyn_cast<IntegerLiteral>(E->IgnoreParenImpCasts());
+    return K && K->getValue() == 0;
+}
+
+/// The call that E tests for failure (non-zero): `op(..)`, `op(..) != 0`, `(v = op(..))` with v
+/// one of Locals; with Negated, what E tests for success: `!op(..)`, `op(..) == 0`.
+const CallExpr *testedCall(const Expr *E, bool Negated,
+                           const std::vector<const VarDecl *> &Locals) {
+    E = bare(E);
+    if (const auto *Op = dyn_cast<BinaryOperator>(E);
+        Op && Op->getOpcode() == (Negated ? BO_EQ : BO_NE)) {
+        if (isZero(Op->getRHS())) return testedCall(Op->getLHS(), false, Locals);
+        if (isZero(Op->getLHS())) return testedCall(Op->getRHS(), false, Locals);
+        return nullptr;
+    }
+    if (Negated) {
+        const auto *Not = dyn_cast<UnaryOperator>(E);
+        return Not && Not->getOpcode() == UO_LNot ? testedCall(Not->getSubExpr(), false, Locals)
+                                                  : nullptr;
+    }
+    if (const auto *Set = dyn_cast<BinaryOperator>(E); Set && Set->getOpcode() == BO_Assign) {
+        const auto *Ref = dyn_cast<DeclRefExpr>(Set->getLHS()->IgnoreParenImpCasts());
+        if (!Ref || !llvm::is_contained(Locals, Ref->getDecl())) return nullptr;
+        E = bare(Set->getRHS());
+    }
+    return dyn_cast<CallExpr>(E);
+}
+
+} // namespace
+
+const CallExpr *LockApi::checkedOperationStatement(const Stmt *S) const {
+    std::vector<const VarDecl *> Locals;
+    // `do { int e; X; } while (0)` or `{ int e; X; }`: locals without initializers, then X.
+    if (const auto *Do = dyn_cast_or_null<DoStmt>(S); Do && isZero(Do->getCond()))
+        S = Do->getBody();
+    if (const auto *Block = dyn_cast_or_null<CompoundStmt>(S)) {
+        const Stmt *Only = nullptr;
+        for (const Stmt *Child : Block->body()) {
+            if (isa<NullStmt>(Child)) continue;
+            if (const auto *DS = dyn_cast<DeclStmt>(Child); DS && !Only) {
+                for (const Decl *D : DS->decls()) {
+                    const auto *Var = dyn_cast<VarDecl>(D);
+                    if (!Var || !Var->hasLocalStorage() || Var->hasInit()) return nullptr;
+                    Locals.push_back(Var);
+                }
+                continue;
+            }
+            if (Only) return nullptr;
+            Only = Child;
+        }
+        S = Only;
+    }
+    const CallExpr *Call = nullptr;
+    if (const auto *If = dyn_cast_or_null<IfStmt>(S)) {
+        bool Labels = false;
+        walk(If->getThen(), [&](const Stmt *N) { Labels |= isa<LabelStmt, SwitchCase>(N); });
+        if (If->getElse() || If->getInit() || If->getConditionVariable() || Labels) return nullptr;
+        Call = testedCall(If->getCond(), false, Locals);
+    } else if (const auto *E = dyn_cast_or_null<Expr>(S)) {
+        const auto *Logic = dyn_cast<BinaryOperator>(bare(E));
+        if (Logic && Logic->getOpcode() == BO_LAnd)
+            Call = testedCall(Logic->getLHS(), false, Locals);
+        else if (Logic && Logic->getOpcode() == BO_LOr)
+            Call = testedCall(Logic->getLHS(), true, Locals);
+    }
+    std::optional<LockOp> Op = Call ? classify(Call) : std::nullopt;
+    if (!Op || (*Op != LockOp::Lock && *Op != LockOp::Unlock) || !Call->getType()->isIntegerType())
+        return nullptr;
+    return Call;
+}
+
 std::string lockName(const Expr *MutexOperand, const ASTContext &Ctx) {
     const Expr *E = MutexOperand->IgnoreParenImpCasts();
     if (const auto *Addr = dyn_cast<UnaryOperator>(E))

@@ -115,6 +115,15 @@ class LockApi {
     /// or a macro's `{ f(&m); }`), that call.
     const clang::CallExpr *asOperationStatement(const clang::Stmt *S) const;
 
+    /// If `S` is a statement that performs a mutex operation and, only when the operation
+    /// fails (returns non-zero), something else, that call. The forms real code writes, also
+    /// from its lock macros: `if (op(&m)) F;`, `if (op(&m) != 0) F;` (no else, no label in F),
+    /// `(void)(op(&m) && F)`, `op(&m) == 0 || F`, `!op(&m) || F`, and any of these with the
+    /// result stored in a variable declared in the same macro block, `do { int e; if ((e =
+    /// op(m)) != 0) F; } while (0)` (or `{ ... }`). A delegated operation does not fail, so
+    /// such a statement is the operation alone.
+    const clang::CallExpr *checkedOperationStatement(const clang::Stmt *S) const;
+
     /// For a call of a declared wrapper: why the call cannot be treated as a plain lock or
     /// unlock of its first argument (the first parameter is not a `pthread_mutex_t *`, or the
     /// definition, when this translation unit has it, does more than that one operation on

@@ -4,6 +4,7 @@
 #include "CaptureAnalysis.h"
 #include "SectionEmitter.h"
 #include "SectionFinder.h"
+#include "StmtWalk.h"
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/RawCommentList.h"
 #include "clang/Frontend/CompilerInstance.h"
@@ -80,15 +81,26 @@ class RewriteConsumer : public ASTConsumer {
         for (const clang::tooling::Replacement &R : Getters)
             addEdit(Edits, R);
         if (Inserts.empty()) return;
-        // A static wrapper whose every use was converted would trip -Wunused-function.
-        for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
-            auto *Fn = dyn_cast<FunctionDecl>(D);
-            if (!Fn || !Fn->getIdentifier() || !UsedWrappers.count(Fn->getName().str()) ||
-                Fn != Fn->getFirstDecl() || Fn->getStorageClass() != SC_Static ||
-                Fn->hasAttr<UnusedAttr>())
-                continue;
-            if (std::optional<unsigned> Offset = Text.expansionOffset(Fn->getBeginLoc());
-                Offset && !Fn->getBeginLoc().isMacroID())
+        // A static function whose every use the conversion removed (a lock wrapper; a logging
+        // function called only in a dropped check of a lock's result) would trip
+        // -Wunused-function: it is marked unused. Only uses in function bodies count (one in a
+        // table elsewhere just makes the mark unneeded, never wrong).
+        std::map<const FunctionDecl *, bool> OnlyRemoved; // function -> no use left
+        for (Decl *D : Functions)
+            walk(cast<FunctionDecl>(D)->getBody(), [&](const Stmt *S) {
+                const auto *Ref = dyn_cast<DeclRefExpr>(S);
+                const auto *Fn = Ref ? dyn_cast<FunctionDecl>(Ref->getDecl()) : nullptr;
+                if (!Fn || Fn->getStorageClass() != SC_Static) return;
+                std::optional<unsigned> At = Text.expansionOffset(Ref->getBeginLoc());
+                bool Removed = At && llvm::any_of(RemovedText, [&](const TextRange &R) {
+                                   return R.contains(*At);
+                               });
+                auto [It, New] = OnlyRemoved.try_emplace(Fn->getFirstDecl(), Removed);
+                if (!New) It->second &= Removed;
+            });
+        for (auto &[Fn, NoUseLeft] : OnlyRemoved) {
+            if (!NoUseLeft || Fn->hasAttr<UnusedAttr>() || Fn->getBeginLoc().isMacroID()) continue;
+            if (std::optional<unsigned> Offset = Text.offset(Fn->getBeginLoc()))
                 addEdit(Edits,
                         clang::tooling::Replacement(Real, *Offset, 0, "__attribute__((unused)) "));
         }
@@ -301,7 +313,7 @@ class RewriteConsumer : public ASTConsumer {
             Converted.push_back(CS.Whole);
             ConvertedSections.push_back(CS.Whole);
             CalleeEdits.insert(CalleeEdits.end(), CS.CalleeEdits.begin(), CS.CalleeEdits.end());
-            noteWrapper(CS.LockCall);
+            noteRemoved(CS);
             Definitions += Out->Definition;
             Sites.emplace_back(Real, CS.Whole.Begin, CS.Whole.End - CS.Whole.Begin, Out->CallSite);
             // `fail: pthread_mutex_unlock(&m); rcl_fail_unlocked:;` for the gotos that left
@@ -339,19 +351,19 @@ class RewriteConsumer : public ASTConsumer {
         return false;
     }
 
-    /// Remembers the user-declared wrapper pair a converted section used.
-    void noteWrapper(const CallExpr *LockCall) {
-        StringRef Name = LockCall->getDirectCallee()->getName();
-        for (const WrapperPair &W : Session.Api.wrappers())
-            if (W.Lock == Name) {
-                UsedWrappers.insert(W.Lock);
-                UsedWrappers.insert(W.Unlock);
-            }
+    /// Remembers the text a converted section removes from the file: its lock statement (with
+    /// a dropped check of the result, or a synchronized block's macro use), its final unlock
+    /// and the unlocks of its exits (their tails move to the call site, still used).
+    void noteRemoved(const CriticalSection &CS) {
+        RemovedText.push_back({CS.Whole.Begin, CS.Body.Begin});
+        if (CS.FinalUnlock) RemovedText.push_back(*CS.FinalUnlock);
+        for (const Exit &E : CS.Exits)
+            RemovedText.push_back({E.Removed.Begin, E.Tail ? E.Tail->Begin : E.Removed.End});
     }
 
     RewriteSession &Session;
-    std::set<std::string> UsedWrappers;
-    std::set<std::string> GettersDeclared;         ///< remote pairs whose getter this unit declares
+    std::vector<TextRange> RemovedText;    ///< of this translation unit's converted sections
+    std::set<std::string> GettersDeclared; ///< remote pairs whose getter this unit declares
     std::set<const FunctionDecl *> EffectsEmitted; ///< unlock wrappers copied in this TU
     std::set<unsigned> LabelsAdded;                ///< offsets of UnlockedLabels inserted
     std::vector<TextRange> ConvertedSections;      ///< of this translation unit

@@ -60,17 +60,13 @@ void SectionFinder::storeSuccess(CriticalSection &CS, const Stmt *LockStmt, cons
 }
 
 const CallExpr *SectionFinder::checkedLock(const Stmt *S) const {
-    const auto *Call = dyn_cast_or_null<CallExpr>(failureTest(S));
-    if (!Call || Api.classify(Call) != LockOp::Lock || !Call->getType()->isIntegerType())
-        return nullptr;
-    return Call;
+    const CallExpr *Call = Api.checkedOperationStatement(S);
+    return Call && Api.classify(Call) == LockOp::Lock ? Call : nullptr;
 }
 
 const CallExpr *SectionFinder::checkedUnlock(const Stmt *S) const {
-    const auto *Call = dyn_cast_or_null<CallExpr>(failureTest(S));
-    if (!Call || Api.classify(Call) != LockOp::Unlock || !Call->getType()->isIntegerType())
-        return nullptr;
-    return Call;
+    const CallExpr *Call = Api.checkedOperationStatement(S);
+    return Call && Api.classify(Call) == LockOp::Unlock ? Call : nullptr;
 }
 
 void SectionFinder::noteDroppedCheck(CriticalSection &CS, const CallExpr *Call,
@@ -715,14 +711,17 @@ void SectionFinder::findExits(CriticalSection &CS) {
                 P = parent(P);
             }
         // `if (pthread_mutex_unlock(&m) != 0) abort();`: the whole statement is the unlock.
-        for (const Stmt *Up = Unlock; Up && isa<Expr>(Up); Up = parent(Up))
-            if (const auto *If = dyn_cast_or_null<IfStmt>(parent(Up));
-                If && checkedUnlock(If) == Unlock) {
-                Node = If;
-                P = parent(If);
-                noteDroppedCheck(CS, Unlock);
-                break;
-            }
+        // `if (pthread_mutex_unlock(&m) != 0) abort();` or a lock macro's `do { int e; if ((e =
+        // unlock(m)) != 0) log(...); } while (0)`: the whole statement is the unlock.
+        // The outermost such statement (the macro's do-while, not the block inside it).
+        const Stmt *Checked = nullptr;
+        for (const Stmt *Up = parent(Unlock); Up && Up != CS.Block; Up = parent(Up))
+            if (checkedUnlock(Up) == Unlock) Checked = Up;
+        if (Checked) {
+            Node = Checked;
+            P = parent(Checked);
+            noteDroppedCheck(CS, Unlock);
+        }
         // `#define UNLOCK_RETURN(m, v) do { pthread_mutex_unlock(m); return (v); } while (0)`:
         // the macro's use is the exit, and what follows the unlock in it runs in the caller.
         std::string Jump;

@@ -57,7 +57,9 @@ def record_compile(facts_dir, source, product, report):
     """What rcl-cc logs for one compiled translation unit, from its settled report."""
     entry = {"source": os.path.abspath(source), "product": os.path.abspath(product),
              "converted": report.get("converted", 0), "refused": report.get("refused", 0),
-             "waiting": report.get("waiting_for_facts", 0)}
+             "waiting": report.get("waiting_for_facts", 0),
+             "wrappers": {w["name"]: [w.get("role"), w.get("seen")]
+                          for w in report.get("wrappers", []) if "name" in w}}
     append(facts_dir, COMPILED, entry)
 
 
@@ -73,6 +75,19 @@ def stale_outputs(product):
     else:
         out.append(os.path.join(directory, stem + ".lo"))
     return out
+
+
+def wrapper_warnings(entries):
+    """Declared wrapper names that no compiled unit has as a function: (name, role, what it
+    is: "macro" when some unit defines such a macro, else "unseen")."""
+    rank = {"unseen": 0, "macro": 1, "function": 2}
+    seen = {}
+    for e in entries:
+        for name, (role, what) in e.get("wrappers", {}).items():
+            old = seen.get(name)
+            if old is None or rank.get(what, 0) > rank.get(old[1], 0):
+                seen[name] = (role, what)
+    return sorted((n, r, w) for n, (r, w) in seen.items() if w != "function")
 
 
 def latest_by_source(entries):

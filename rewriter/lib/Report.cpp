@@ -65,7 +65,31 @@ unsigned Report::waitingForFacts() const {
     return N;
 }
 
+void Report::noteWrapper(const std::string &Name, const std::string &Role,
+                         const std::string &Seen) {
+    auto [It, New] = Wrappers.try_emplace(Name, Role, Seen);
+    // A function anywhere wins; then a macro.
+    if (!New && (Seen == "function" || (Seen == "macro" && It->second.second == "unseen")))
+        It->second.second = Seen;
+}
+
+/// The warning for a declared wrapper name that is no function of the files read, or "".
+static std::string wrapperWarning(const std::string &Name, const std::string &Role,
+                                  const std::string &Seen) {
+    if (Seen == "macro")
+        return "'" + Name + "', declared as " + (Role == "lock" ? "a" : "an") + " " + Role +
+               " wrapper, is a macro: macros are matched after expansion and need no "
+               "declaration (declare the functions it calls, if those are wrappers)";
+    if (Seen == "unseen")
+        return "'" + Name + "', declared as " + (Role == "lock" ? "a" : "an") + " " + Role +
+               " wrapper, is not a function of any file read";
+    return "";
+}
+
 void Report::printSummary(raw_ostream &OS) const {
+    for (auto &[Name, What] : Wrappers)
+        if (std::string W = wrapperWarning(Name, What.first, What.second); !W.empty())
+            OS << "rcl: warning: " << W << "\n";
     if (Records.empty()) {
         OS << "rcl: no critical section matched the selection\n";
         return;
@@ -128,7 +152,15 @@ Error Report::writeJson(StringRef Path) const {
                                      {"refusals", std::move(Reasons)},
                                      {"sections", std::move(Sections)}});
     }
+    json::Array WrapperList;
+    for (auto &[Name, What] : Wrappers) {
+        json::Object W{{"name", Name}, {"role", What.first}, {"seen", What.second}};
+        if (std::string Warning = wrapperWarning(Name, What.first, What.second); !Warning.empty())
+            W["warning"] = Warning;
+        WrapperList.push_back(std::move(W));
+    }
     json::Object Root{{"schema", "rcl-rewrite-report/1"},
+                      {"wrappers", std::move(WrapperList)},
                       {"converted", count(SectionRecord::Converted)},
                       {"refused", count(SectionRecord::Refused)},
                       {"not_compiled", count(SectionRecord::NotCompiled)},

@@ -4,6 +4,7 @@
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
+#include <map>
 #include <string>
 #include <vector>
 
@@ -39,11 +40,18 @@ class Report {
     /// Refused sections that wait for other files' facts (Refusal::WaitsForFacts).
     unsigned waitingForFacts() const;
 
+    /// What a declared wrapper name is in the files read: "function" (a function of that name
+    /// is declared in one of them), else "macro" (a macro of that name is defined), else
+    /// "unseen". Macros need no declaration (they are matched after expansion), so a declared
+    /// macro or an unseen name is a mistake the summary warns about.
+    void noteWrapper(const std::string &Name, const std::string &Role, const std::string &Seen);
     void printSummary(llvm::raw_ostream &OS) const;
     llvm::Error writeJson(llvm::StringRef Path) const;
 
   private:
     std::vector<SectionRecord> Records;
+    /// Declared wrapper name -> (role: lock or unlock, what it is: Seen of noteWrapper).
+    std::map<std::string, std::pair<std::string, std::string>> Wrappers;
 };
 
 } // namespace rcl

@@ -54,6 +54,17 @@ class RewriteConsumer : public ASTConsumer {
                 SM.getFileID(SM.getExpansionLoc(Fn->getBody()->getBeginLoc())) == Main)
                 Functions.push_back(Fn);
         }
+        for (const WrapperPair &W : Session.Api.wrappers())
+            for (auto [Name, Role] : {std::pair{W.Lock, "lock"}, std::pair{W.Unlock, "unlock"}}) {
+                IdentifierInfo &Id = Ctx.Idents.get(Name);
+                bool Function = false;
+                for (NamedDecl *D : Ctx.getTranslationUnitDecl()->lookup(&Id))
+                    Function |= isa<FunctionDecl>(D);
+                Session.Findings.noteWrapper(Name, Role,
+                                             Function                  ? "function"
+                                             : Id.hasMacroDefinition() ? "macro"
+                                                                       : "unseen");
+            }
         // Parent lookups only ever concern these bodies: keep the parent map off the headers.
         Ctx.setTraversalScope(Functions);
         CalleeFacts Callees(Ctx, Session.Api, &Session.Project, Session.RequireCalleeFacts);

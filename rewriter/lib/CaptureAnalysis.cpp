@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CaptureAnalysis.h"
+#include "SectionEmitter.h"
 #include "CalleeFacts.h"
 #include "StmtWalk.h"
 
@@ -244,14 +245,43 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
                           LockAt);
     }
 
-    // Hoists: top-level declarations of the section whose variables are used after it.
+    // Hoists: declarations of the section whose variables must outlive it: those at its top
+    // level used after it (or in an exit's tail, which runs in the caller) or whose address it
+    // takes, and those of nested blocks used in an exit's tail. They are declared before the
+    // call site and assigned in place.
     std::set<const VarDecl *> Hoisted;
+    // A nested block's variable moves to the section's level: no other variable of the
+    // function may have its name (it could be hidden, or hide, after the call site).
+    auto hidesAnother = [&](const VarDecl *Var) {
+        bool Clash = false;
+        walk(CS.Function->getBody(), [&](const Stmt *S) {
+            if (const auto *Other = dyn_cast<DeclStmt>(S))
+                for (const Decl *D : Other->decls())
+                    if (const auto *V = dyn_cast<VarDecl>(D))
+                        Clash |= V != Var && V->getName() == Var->getName();
+        });
+        for (const ParmVarDecl *P : CS.Function->parameters())
+            Clash |= P->getName() == Var->getName();
+        return Clash;
+    };
+    std::vector<std::pair<const DeclStmt *, bool>> Declarations; // (declaration, top level)
     for (unsigned K = CS.FirstIndex; K <= CS.LastIndex; ++K) {
-        const auto *DS = dyn_cast<DeclStmt>(CS.Block->body_begin()[K]);
-        if (!DS) continue;
+        if (const auto *DS = dyn_cast<DeclStmt>(CS.Block->body_begin()[K]))
+            Declarations.push_back({DS, true});
+        else
+            walk(CS.Block->body_begin()[K], [&](const Stmt *S) {
+                if (const auto *DS = dyn_cast<DeclStmt>(S))
+                    if (std::optional<unsigned> At = Text.expansionOffset(DS->getBeginLoc());
+                        At && heldAt(CS, At))
+                        Declarations.push_back({DS, false});
+            });
+    }
+    for (const auto &Declaration : Declarations) {
+        const DeclStmt *DS = Declaration.first;
+        const bool TopLevel = Declaration.second;
         auto usedAfter = [&](const VarDecl *Var) {
             for (const Use &U : UsesInFunction[Var])
-                if (U.Offset >= CS.Body.End || inTail(CS, U.Offset)) return true;
+                if ((TopLevel && U.Offset >= CS.Body.End) || inTail(CS, U.Offset)) return true;
             return false;
         };
         // A variable whose address is taken in the section (`&v`, or an array decaying to a
@@ -259,7 +289,8 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
         // variable, a global, through a parameter -- so it must outlive the outlined function:
         // it is hoisted like a variable used after the section. (Found by the differential
         // campaign: `int *p = &g; int **pp = &p;` with pp used after the unlock left pp
-        // pointing into the outlined function's dead frame.)
+        // pointing into the outlined function's dead frame.) A nested block's variable is dead
+        // after its block in the original too.
         auto addressTaken = [&](const VarDecl *Var) {
             bool Taken = false;
             for (unsigned J = CS.FirstIndex; J <= CS.LastIndex && !Taken; ++J)
@@ -277,7 +308,9 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
                 });
             return Taken;
         };
-        auto mustOutlive = [&](const VarDecl *Var) { return usedAfter(Var) || addressTaken(Var); };
+        auto mustOutlive = [&](const VarDecl *Var) {
+            return usedAfter(Var) || (TopLevel && addressTaken(Var));
+        };
         // `int i, j, k;` or `int a[2] = {1, 2};`: nothing in the section can change what such a
         // declaration computes, so it moves whole, before the call site.
         bool AnyUsedAfter = false, MovesWhole = true;
@@ -292,6 +325,13 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
                           (!Var->hasInit() || Var->getInit()->isConstantInitializer(Ctx, false));
         }
         std::optional<TextRange> WholeRange = Text.statement(DS);
+        if (AnyUsedAfter && MovesWhole && WholeRange && !TopLevel)
+            for (const Decl *D : DS->decls())
+                if (hidesAnother(cast<VarDecl>(D)))
+                    return refuse(CS,
+                                  "hoisting '" + cast<VarDecl>(D)->getNameAsString() +
+                                      "' would hide another variable of that name",
+                                  D->getLocation());
         if (AnyUsedAfter && MovesWhole && WholeRange) {
             CS.BodyEdits.push_back({WholeRange->Begin, WholeRange->End - WholeRange->Begin, ""});
             bool First = true;
@@ -327,23 +367,45 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
             if (!DeclRange)
                 return refuse(CS, "declaration written inside a macro", Var->getLocation());
             Hoist H{Var, *DeclRange};
-            if (T.isConstQualified())
-                return refuse(CS, "const variable '" + Name + "'" + Is, Var->getLocation());
-            if (T->isArrayType())
-                return refuse(CS, "initialised array '" + Name + "'" + Is, Var->getLocation());
+            // `const` goes (the hoisted variable is assigned once, in place; nothing else writes
+            // it, or the original would not have compiled). A const array stays refused.
+            QualType Element = T->isArrayType() ? Ctx.getBaseElementType(T) : T;
+            if (T->isArrayType() && Element.isConstQualified())
+                return refuse(CS, "const array '" + Name + "'" + Is, Var->getLocation());
             if (!Var->hasInit()) /* beside a type declaration: the whole does not move */
                 return refuse(CS,
                               "declaration of '" + Name + "'" + Used +
                                   " has no initializer to assign in place",
                               Var->getLocation());
-            if (isa<InitListExpr>(Var->getInit()->IgnoreImplicit()))
-                return refuse(CS, "'" + Name + "'" + Used + " has a brace initializer",
-                              Var->getLocation());
-            std::optional<unsigned> Init = Text.expansionOffset(Var->getInit()->getBeginLoc());
-            if (!Init || *Init <= DeclRange->Begin)
+            std::optional<TextRange> Init = Text.node(Var->getInit()->getSourceRange());
+            if (!Init || Init->Begin <= DeclRange->Begin || Init->End >= DeclRange->End)
                 return refuse(CS, "declaration written inside a macro", Var->getLocation());
-            CS.BodyEdits.push_back(
-                {DeclRange->Begin, *Init - DeclRange->Begin, "(*rcl_ctx->" + Name + ") = "});
+            // A compound literal of the variable's type holds a brace initializer where an
+            // assignment cannot: `s = (struct p){x, y};`, an array copied with
+            // `__builtin_memcpy(a, (int[3]){x, y, z}, sizeof a)`. (An array's other initializer,
+            // a string, is constant: the declaration moves whole, above.)
+            std::string Target = "(*rcl_ctx->" + Name + ")";
+            bool Braced = isa<InitListExpr>(Var->getInit()->IgnoreImplicit()) &&
+                          Text.code()[Init->Begin] == '{';
+            std::string Prefix = Target + " = ", Suffix = ";";
+            if (Braced) {
+                std::optional<std::string> Type = declaration(T.getUnqualifiedType(), "", Ctx);
+                if (!Type)
+                    return refuse(CS, "the type of '" + Name + "' cannot be named",
+                                  Var->getLocation());
+                Prefix = T->isArrayType() ? "__builtin_memcpy(" + Target + ", (" + *Type + ")"
+                                          : Target + " = (" + *Type + ")";
+                Suffix = T->isArrayType() ? ", sizeof " + Target + ");" : ";";
+            } else if (T->isArrayType()) {
+                return refuse(CS, "initialised array '" + Name + "'" + Is, Var->getLocation());
+            }
+            if (!TopLevel && hidesAnother(Var))
+                return refuse(CS,
+                              "hoisting '" + Name + "' would hide another variable of that name",
+                              Var->getLocation());
+            H.WithoutConst = true;
+            CS.BodyEdits.push_back({DeclRange->Begin, Init->Begin - DeclRange->Begin, Prefix});
+            CS.BodyEdits.push_back({Init->End, DeclRange->End - Init->End, Suffix});
             CS.Hoists.push_back(H);
             Hoisted.insert(Var);
         }

@@ -67,6 +67,8 @@ struct Hoist {
     /// (nothing in the section can change what it computes).
     bool MovesWhole = false;
     bool EmitsText = true; ///< the first variable of a declaration that moves whole
+    /// Declared without its `const` (assigned once in place, where a const cannot be).
+    bool WithoutConst = false;
 };
 
 /// Something a converted section's report says without refusing it.

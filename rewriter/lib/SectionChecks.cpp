@@ -368,21 +368,6 @@ void CaptureAnalysis::checkTails(CriticalSection &CS) {
                                "' follows an unlock inside the critical section (a goto to it "
                                "would skip or repeat the unlock)",
                            S->getBeginLoc());
-                if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
-                    const Decl *D = Ref->getDecl();
-                    if (!declaredInBody(CS, D)) return;
-                    bool TopLevel = false;
-                    for (unsigned I = CS.FirstIndex; I <= CS.LastIndex; ++I)
-                        if (const auto *DS = dyn_cast<DeclStmt>(CS.Block->body_begin()[I]))
-                            for (const clang::Decl *Top : DS->decls())
-                                TopLevel |= Top == D;
-                    if (!TopLevel)
-                        refuse(
-                            CS,
-                            "'" + Ref->getDecl()->getNameAsString() +
-                                "', declared inside the critical section, is used after an unlock",
-                            Ref->getLocation());
-                }
             });
     }
 }

@@ -65,8 +65,8 @@ std::optional<std::string> SectionEmitter::getterPrototype(const FunctionDecl *L
                                                            StringRef UnlockWrapper) const {
     std::string Params;
     for (unsigned I = 0; I < LockWrapper->getNumParams(); ++I) {
-        std::optional<std::string> D =
-            declare(LockWrapper->getParamDecl(I)->getType(), getterParameter(LockWrapper, I));
+        std::optional<std::string> D = declaration(LockWrapper->getParamDecl(I)->getType(),
+                                                   getterParameter(LockWrapper, I), Ctx);
         if (!D) return std::nullopt;
         Params += (I ? ", " : "") + *D;
     }
@@ -114,7 +114,15 @@ std::string SectionEmitter::argumentText(const Expr *Arg) const {
     return Out;
 }
 
-std::optional<std::string> SectionEmitter::declare(QualType T, StringRef Name) const {
+/// The type Var has in the converted code: a hoisted const variable loses its const.
+static QualType variableType(const CriticalSection &CS, const VarDecl *Var) {
+    QualType T = Var->getType();
+    for (const Hoist &H : CS.Hoists)
+        if (H.Var == Var && H.WithoutConst) T.removeLocalConst();
+    return T;
+}
+
+std::optional<std::string> declaration(QualType T, StringRef Name, const ASTContext &Ctx) {
     std::string Out;
     llvm::raw_string_ostream OS(Out);
     PrintingPolicy Policy = Ctx.getPrintingPolicy();
@@ -204,9 +212,9 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
     if (HasContext) {
         D += StructName + " {\n";
         for (const Capture &C : CS.Captures) {
-            QualType T = C.Var->getType();
+            QualType T = variableType(CS, C.Var);
             if (C.Kind == CaptureKind::ByPointer) T = Ctx.getPointerType(T);
-            std::optional<std::string> Member = declare(T, C.Field);
+            std::optional<std::string> Member = declaration(T, C.Field, Ctx);
             if (!Member) {
                 Why = "the type of '" + C.Var->getNameAsString() +
                       "' cannot be named outside the function";
@@ -229,8 +237,8 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         D += Unit + "(void)rcl_arg;\n";
     for (const Capture &C : CS.Captures)
         if (C.Kind == CaptureKind::ByValue)
-            D += Unit + *declare(C.Var->getType(), C.Var->getName()) + " = rcl_ctx->" + C.Field +
-                 ";\n";
+            D += Unit + *declaration(C.Var->getType(), C.Var->getName(), Ctx) + " = rcl_ctx->" +
+                 C.Field + ";\n";
     D += lineDirective(Text.line(CS.Body.Begin)).empty()
              ? ""
              : lineDirective(Text.line(CS.Body.Begin)).substr(1);
@@ -255,7 +263,8 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
                      Text.text(H.Decl).str() + "\n" + Indent.str();
             continue;
         }
-        std::optional<std::string> Decl = declare(H.Var->getType(), H.Var->getName());
+        std::optional<std::string> Decl =
+            declaration(variableType(CS, H.Var), H.Var->getName(), Ctx);
         if (!Decl) {
             Why = "the type of '" + H.Var->getNameAsString() + "' cannot be named";
             return std::nullopt;

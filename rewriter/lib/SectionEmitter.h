@@ -57,7 +57,6 @@ class SectionEmitter {
     /// A call argument for the call site: as written, or printed from the AST when a macro
     /// spells it.
     std::string argumentText(const clang::Expr *Arg) const;
-    std::optional<std::string> declare(clang::QualType T, llvm::StringRef Name) const;
     std::string reindent(llvm::StringRef Code, llvm::StringRef From, llvm::StringRef To) const;
 
     clang::ASTContext &Ctx;
@@ -65,6 +64,11 @@ class SectionEmitter {
     bool LineDirectives;
     std::string FileName;
 };
+
+/// `T Name` as C writes it (`int (*a)[4]`, `struct p s`; with Name empty, the type name for a
+/// cast or a compound literal); nothing when the type has no name outside its function.
+std::optional<std::string> declaration(clang::QualType T, llvm::StringRef Name,
+                                       const clang::ASTContext &Ctx);
 
 /// Strips the common indentation of Code's lines (after the first) and prefixes To.
 std::string dedent(llvm::StringRef Code, llvm::StringRef To);

@@ -10,7 +10,8 @@ translation unit fell back to the original), then the refusals by reason, most f
 --files adds one line per source file. A section is counted once, by file, line and column:
 a file compiled twice (libtool's PIC and non-PIC objects, memcached and memcached-debug, a
 static and a shared library) is one set of sections. A section refused in one compile and
-converted in another (a different -D) counts as converted; its reasons are kept apart.
+converted in another (a different -D, or `rcl build`'s second pass) counts as converted; of two
+refusals the later compile's reason counts.
 """
 import collections
 import json
@@ -24,7 +25,11 @@ def main(argv):
     name, directory, per_file = argv[1], argv[2], "--files" in argv[3:]
     status = {}  # (file, line, column) -> (status, reason)
     rank = {"converted": 2, "not-compiled": 1, "refused": 0}
-    for entry in sorted(os.listdir(directory)):
+    # Oldest first: of two compiles with the same outcome the later one tells why (`rcl build`'s
+    # second pass refuses for a callee's hazard what its first refused as waiting for facts).
+    entries = sorted(os.listdir(directory),
+                     key=lambda e: (os.path.getmtime(os.path.join(directory, e)), e))
+    for entry in entries:
         with open(os.path.join(directory, entry)) as f:
             report = json.load(f)
         for lock in report["locks"]:
@@ -33,7 +38,7 @@ def main(argv):
                 new = (s["status"], s.get("reason", ""))
                 if new[0] not in rank:
                     continue
-                if key not in status or rank[new[0]] > rank[status[key][0]]:
+                if key not in status or rank[new[0]] >= rank[status[key][0]]:
                     status[key] = new
     counts = collections.Counter(st for st, _ in status.values())
     reasons = collections.Counter(r for st, r in status.values() if st == "refused")

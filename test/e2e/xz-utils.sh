@@ -1,7 +1,9 @@
 #!/bin/sh
-# xz-utils 5.4.1 (Debian source package 5.4.1-1+deb12u2) built with CC=rcl-cc converting every
-# critical section it can (`all`), with its lock wrappers declared (mythread_mutex_lock /
-# mythread_mutex_unlock of src/common/mythread.h), then its own test suite (`make check`) and
+# xz-utils 5.4.1 (Debian source package 5.4.1-1+deb12u2) built with CC=rcl-cc by `rcl build`
+# (two passes, so that sections calling into other files convert once their facts are known),
+# converting every critical section it can (`all`), with its lock wrappers declared
+# (mythread_mutex_lock / mythread_mutex_unlock of src/common/mythread.h; its synchronized
+# blocks, mythread_sync, are sections of their own), then its own test suite (`make check`) and
 # a multithreaded round trip in each RCL_MODE: delegate, local, adaptive.
 #
 #   test/e2e/xz-utils.sh [BUILD_DIR] [WORK_DIR]      (defaults: build, /tmp/rcl-xz-utils)
@@ -26,12 +28,15 @@ VERSION=5.4.1
 . "$E2E/debian-source.sh"
 rcl_debian_source "$WORK" xz-utils "$VERSION-1+deb12u2" "xz-utils-$VERSION"
 cd "$WORK"
-rm -rf rcl reports
+rm -rf rcl reports facts
 cp -r "xz-utils-$VERSION" rcl
 cd rcl
 printf 'all\nlock-fn=mythread_mutex_lock\nunlock-fn=mythread_mutex_unlock\n' > .rcl-cc.conf
 ./configure CC="$RCL_CC" --disable-nls --disable-doc >configure.log 2>&1
-RCL_CC_REPORT="$WORK/reports" make -j"$(nproc)" >make.log 2>&1
+# rcl build: the sections that call into liblzma's other files (lzma_outq_*) wait for those
+# files' facts in the first pass and convert in the second.
+RCL_CC_REPORT="$WORK/reports" "$BUILD/cli/rcl" build --facts-dir "$WORK/facts" -- \
+    make -j"$(nproc)" >make.log 2>&1
 fallbacks=$(grep -c 'rcl-cc: warning' make.log || true)
 echo "xz-utils: built with rcl-cc ($fallbacks translation units fell back to the original)"
 python3 "$E2E/rcl-cc-report.py" xz-utils "$WORK/reports" --files

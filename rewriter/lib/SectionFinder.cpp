@@ -49,8 +49,7 @@ void SectionFinder::storeSuccess(CriticalSection &CS, const Stmt *LockStmt, cons
         std::optional<TextRange> Whole = Text.statement(Decl);
         std::optional<unsigned> Init = Text.expansionOffset(Var->getInit()->getBeginLoc());
         if (!Whole || !Init || *Init <= Whole->Begin || *Init >= Whole->End) {
-            CS.Refused = refuse("the critical section is written inside a macro expansion",
-                                LockStmt->getBeginLoc());
+            CS.Refused = refuse(insideMacro(LockStmt->getBeginLoc()), LockStmt->getBeginLoc());
             return;
         }
         CS.CallSitePrefix = Text.code().slice(Whole->Begin, *Init).str() + "0;";
@@ -153,6 +152,15 @@ bool SectionFinder::resultUsed(const CallExpr *Call) const {
         return !isa<CompoundStmt>(P);
     }
     return true; // the initializer of a declaration
+}
+
+std::string SectionFinder::insideMacro(SourceLocation Loc) const {
+    std::string Note = macroNote(Loc);
+    if (Note.empty()) return "the critical section is written inside a macro expansion";
+    // " (in macro 'M')" -> "'M'": the macro the tool would have to edit.
+    return "the critical section is written inside a macro expansion" + Note +
+           ", whose definition the tool does not edit (write the section out where the macro "
+           "is used, or make the macro call a function that holds it)";
 }
 
 std::string SectionFinder::macroNote(SourceLocation Loc) const {
@@ -492,8 +500,7 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
                 if (!At || *At >= CS.FinalUnlock->Begin) CS.FinalUnlock.reset();
             }
             if (!CS.FinalUnlock) {
-                CS.Refused = refuse("the critical section is written inside a macro expansion",
-                                    Unlock->getBeginLoc());
+                CS.Refused = refuse(insideMacro(Unlock->getBeginLoc()), Unlock->getBeginLoc());
                 return CS;
             }
             if (const CallExpr *Checked = checkedUnlock(Unlock)) {
@@ -512,10 +519,13 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
         }
     }
     if (!Last) {
-        CS.Refused = refuse("the lock is still held at the end of its block (released in another "
-                            "block or function" +
-                                unpairedUnlock(CS, Block) + "); left as is, safe in mixed mode",
-                            Where);
+        if (std::optional<unsigned> Loop = workerLoop(CS, Block))
+            CS.Refused = refuse(workerLoopReason(*Loop), Where);
+        else
+            CS.Refused = refuse("the lock is still held at the end of its block (released in "
+                                "another block or function" +
+                                    unpairedUnlock(CS, Block) + "); left as is, safe in mixed mode",
+                                Where);
         return CS;
     }
     CS.LastIndex = *Last;
@@ -535,7 +545,7 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
             LockStmt.reset();
     }
     if (!LockStmt || !LastStmt || LastStmt->End <= LockStmt->End) {
-        CS.Refused = refuse("the critical section is written inside a macro expansion", Where);
+        CS.Refused = refuse(insideMacro(Where), Where);
         return CS;
     }
     CS.Whole = {LockStmt->Begin, LastStmt->End};
@@ -548,7 +558,7 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
         if (R && isa<NullStmt>(S)) continue;
         if (!R || !CS.Whole.contains(*R) || R->Begin < LockStmt->End ||
             (K < *Last && R->End > LastStmt->Begin)) {
-            CS.Refused = refuse("the critical section is written inside a macro expansion",
+            CS.Refused = refuse(insideMacro(Block->body_begin()[K]->getBeginLoc()),
                                 Block->body_begin()[K]->getBeginLoc());
             return CS;
         }
@@ -568,11 +578,14 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
             std::optional<unsigned> At = Text.expansionOffset(U->getBeginLoc());
             return !At || *At < *Relock;
         });
-        CS.Refused = refuse(Released ? "the lock is released and taken again inside the critical "
-                                       "section"
-                                     : "the lock is taken again inside the critical section "
-                                       "while it is held (a recursive lock)",
-                            Relocks.front()->getBeginLoc());
+        if (std::optional<unsigned> Loop = Released ? workerLoop(CS, Block) : std::nullopt)
+            CS.Refused = refuse(workerLoopReason(*Loop), Where);
+        else
+            CS.Refused = refuse(Released ? "the lock is released and taken again inside the "
+                                           "critical section"
+                                         : "the lock is taken again inside the critical section "
+                                           "while it is held (a recursive lock)",
+                                Relocks.front()->getBeginLoc());
         return CS;
     }
     // A declared wrapper stands for the lock or unlock of its first argument only when that
@@ -610,6 +623,46 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
             }
     checkDirectives(CS);
     return CS;
+}
+
+std::optional<unsigned> SectionFinder::workerLoop(const CriticalSection &CS,
+                                                  const CompoundStmt *Block) const {
+    // A loop whose body unlocks the mutex at its top level and then locks it again.
+    auto isWorkerLoop = [&](const Stmt *S) {
+        const Stmt *Body = isa<ForStmt>(S)     ? cast<ForStmt>(S)->getBody()
+                           : isa<WhileStmt>(S) ? cast<WhileStmt>(S)->getBody()
+                           : isa<DoStmt>(S)    ? cast<DoStmt>(S)->getBody()
+                                               : nullptr;
+        const auto *Loop = dyn_cast_or_null<CompoundStmt>(Body);
+        if (!Loop) return false;
+        bool Released = false;
+        for (const Stmt *T : Loop->body()) {
+            if (isOperationOn(T, LockOp::Unlock, CS.Mutex)) Released = true;
+            if (const CallExpr *Call = Api.asOperationStatement(T);
+                Released && Call && Api.classify(Call) == LockOp::Lock &&
+                sameMutex(Api.mutexOf(Call, LockOp::Lock), CS.Mutex, Ctx))
+                return true;
+        }
+        return false;
+    };
+    auto lineOf = [&](const Stmt *S) {
+        return Text.line(Text.expansionOffset(S->getBeginLoc()).value_or(0));
+    };
+    // The lock before the loop (lock; loop { ...; unlock; work; lock; } unlock), or the lock
+    // at the end of the loop's body.
+    for (unsigned K = CS.FirstIndex; K < Block->size(); ++K)
+        if (isWorkerLoop(Block->body_begin()[K])) return lineOf(Block->body_begin()[K]);
+    if (const Stmt *Loop = parent(Block); Loop && isWorkerLoop(Loop)) return lineOf(Loop);
+    return std::nullopt;
+}
+
+std::string SectionFinder::workerLoopReason(unsigned Line) const {
+    return "the lock is released and taken again in each iteration of the loop at line " +
+           std::to_string(Line) +
+           " (a worker loop: lock; loop { ...; unlock; work; lock; } unlock): its sections are the "
+           "stretches from each lock to the next unlock, which only rotating the loop by hand "
+           "makes blocks of their own (lock at the top of each iteration, unlock before its "
+           "work); left as is, safe in mixed mode";
 }
 
 std::string SectionFinder::unpairedUnlock(const CriticalSection &CS,

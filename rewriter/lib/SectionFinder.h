@@ -40,6 +40,11 @@ class SectionFinder {
     /// block, or nothing when F is not one.
     std::optional<CriticalSection> syncBlock(const clang::FunctionDecl *Fn,
                                              const clang::ForStmt *F);
+    /// A loop after the lock, in its block, whose body unlocks the mutex and then locks it
+    /// again at its top level (a worker loop): its line.
+    std::optional<unsigned> workerLoop(const CriticalSection &CS,
+                                       const clang::CompoundStmt *Block) const;
+    std::string workerLoopReason(unsigned Line) const;
     /// For a lock through a declared wrapper that no unlock of its block releases: "; the
     /// unlock 'w' at line N does not pair with it: argument I differs ('a' and 'b')" when an
     /// unlock wrapper of its pair is called there with other arguments, else "".
@@ -80,6 +85,8 @@ class SectionFinder {
     /// Whether the value a lock call returns is used (not discarded by `(void)`, a statement
     /// or the left operand of a comma).
     bool resultUsed(const clang::CallExpr *Call) const;
+    /// "the critical section is written inside a macro expansion", naming the macro of Loc.
+    std::string insideMacro(clang::SourceLocation Loc) const;
     /// " (in macro 'M')" when Loc comes from the expansion of macro M, else "".
     std::string macroNote(clang::SourceLocation Loc) const;
     /// The range of a statement (a mutex operation or another), also when a macro spells it

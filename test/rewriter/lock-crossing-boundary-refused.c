@@ -28,8 +28,10 @@ void unlock_sleep_relock(void)
         pthread_mutex_unlock(&a);
         usleep(10);
         pthread_mutex_lock(&a);
-        // CHECK-DAG: lock-crossing-boundary-refused.c:[[@LINE-1]]:9: rcl: cannot convert critical section: the lock is released and taken again inside the critical section
+        // CHECK-DAG: lock-crossing-boundary-refused.c:[[@LINE-1]]:9: rcl: cannot convert critical section: the lock is released and taken again in each iteration of the loop at line [[@LINE-4]] (a worker loop
     }
+// The section from line 26 holds the same loop: refused with the same reason, at its lock.
+// CHECK-DAG: lock-crossing-boundary-refused.c:[[@LINE-8]]:5: rcl: cannot convert critical section: the lock is released and taken again in each iteration of the loop at line [[@LINE-7]] (a worker loop
     v++;
     pthread_mutex_unlock(&a);
 }

@@ -76,14 +76,14 @@ static cl::list<std::string> At("at",
                                          "file:line"),
                                 cl::value_desc("file:line"), cl::cat(Category));
 static cl::list<std::string> LockFns("lock-fn",
-                                     cl::desc("A lock wrapper taking the "
-                                              "pthread_mutex_t * first (pairs with "
-                                              "--unlock-fn, in order)"),
-                                     cl::cat(Category));
+                                     cl::desc("Lock wrappers (repeatable, or a comma-separated "
+                                              "list, as RCL_CC_LOCK_FN): each pairs with the "
+                                              "--unlock-fn at its position"),
+                                     cl::CommaSeparated, cl::cat(Category));
 static cl::list<std::string> UnlockFns("unlock-fn",
-                                       cl::desc("The unlock wrapper of the "
-                                                "matching --lock-fn"),
-                                       cl::cat(Category));
+                                       cl::desc("The unlock wrappers of the --lock-fn at the "
+                                                "same positions"),
+                                       cl::CommaSeparated, cl::cat(Category));
 static cl::opt<std::string> Config("config",
                                    cl::desc("Read options from this file: one per line, "
                                             "`name=value` or `name` without the dashes"),

@@ -3,6 +3,8 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Format.h"
 #include <map>
 
 using namespace llvm;
@@ -65,6 +67,111 @@ unsigned Report::waitingForFacts() const {
     return N;
 }
 
+void Report::setCoverage(const std::vector<Selection::WeightedSite> &Sites,
+                         const std::vector<std::string> &FilesRead) {
+    CoverageSites = Sites;
+    CoverageFiles = FilesRead;
+}
+
+/// What would make a site of a refused section convertible, from its reason (the reasons are
+/// the rewriter's own, docs/rewriter.md "Refusals").
+static std::string adviceFor(StringRef Status, StringRef Reason) {
+    static const std::pair<const char *, const char *> Table[] = {
+        {"whose facts are not known",
+         "build with `rcl build -- <build command>` (or a --facts-dir scan) so the callee's "
+         "file is known"},
+        {"trylock", "none: a trylock section stays as written (mixed mode keeps it exclusive)"},
+        {"timedlock", "none: a timed lock stays as written"},
+        {"a worker loop", "rotate the loop: lock at the top of each iteration, unlock before "
+                          "its work"},
+        {"still held at the end of its block",
+         "release the lock in the block that takes it (a getter or pause/resume pair cannot "
+         "be delegated), or declare its wrappers (--lock-fn/--unlock-fn)"},
+        {"inside a macro expansion",
+         "write the section out where the macro is used, or make the macro call a function "
+         "that holds it"},
+        {"returns while holding the lock", "release the lock before returning"},
+        {"leaves the critical section while holding the lock",
+         "release the lock before leaving the block"},
+        {"the calling thread", "move what acts on the calling thread out of the section"},
+        {"creates a thread", "create the thread after the unlock"},
+        {"another lock", "take and release the other lock inside the section, or outside it"},
+        {"released and taken again", "split the section at the unlock"},
+        {"variable arguments", "pass the va_list to the section by pointer (vsnprintf first)"},
+    };
+    if (Status == "not-found")
+        return "none found by the tool: the call is not a lock statement of a function of "
+               "the files read (a header's inline function, a lock in an expression)";
+    if (Status == "not-read") return "convert the file that holds it too";
+    if (Status == "not-compiled")
+        return "report the rewriter fault (the rewritten file did "
+               "not compile)";
+    for (const auto &[Key, Advice] : Table)
+        if (Reason.contains(Key) || Status.contains(Key)) return Advice;
+    return "see docs/rewriter.md, \"Refusals\"";
+}
+
+json::Array Report::coverage() const {
+    // Sites by lock, in the profile's order.
+    std::vector<std::string> Locks;
+    for (const Selection::WeightedSite &S : CoverageSites)
+        if (!llvm::is_contained(Locks, S.Lock)) Locks.push_back(S.Lock);
+    json::Array Out;
+    for (const std::string &Lock : Locks) {
+        uint64_t Total = 0, Converted = 0;
+        std::vector<std::pair<const Selection::WeightedSite *, json::Object>> Others;
+        for (const Selection::WeightedSite &S : CoverageSites) {
+            if (S.Lock != Lock) continue;
+            Total += S.Count;
+            const SectionRecord *Match = nullptr;
+            for (const SectionRecord &R : Records)
+                if (R.Line == S.Line && samePath(S.File, R.File)) Match = &R;
+            std::string Status, Reason;
+            if (S.Kind == "delegate" || (Match && (Match->Result == SectionRecord::Converted ||
+                                                   Match->Result == SectionRecord::Nested))) {
+                Converted += S.Count;
+                continue;
+            }
+            if (Match) {
+                Status = Match->Result == SectionRecord::Refused ? "refused" : "not-compiled";
+                Reason = Match->Reason;
+            } else if (S.Kind == "trylock" || S.Kind == "timedlock") {
+                Status = S.Kind; // never a section (case 15)
+            } else {
+                bool Read = llvm::any_of(CoverageFiles,
+                                         [&](const std::string &F) { return samePath(S.File, F); });
+                Status = Read ? "not-found" : "not-read";
+            }
+            json::Object Site{{"file", S.File},
+                              {"line", S.Line},
+                              {"function", S.Function},
+                              {"kind", S.Kind},
+                              {"count", (int64_t)S.Count},
+                              {"status", Status},
+                              {"advice", adviceFor(Status, Reason)}};
+            if (!Reason.empty()) Site["reason"] = Reason;
+            Others.push_back({&S, std::move(Site)});
+        }
+        // By count, ties in the profile's order (the sites are one vector).
+        std::sort(Others.begin(), Others.end(), [](const auto &A, const auto &B) {
+            return A.first->Count != B.first->Count ? A.first->Count > B.first->Count
+                                                    : A.first < B.first;
+        });
+        json::Array Sites;
+        for (auto &[S, Site] : Others) {
+            Site["share"] = Total ? (double)S->Count / Total : 0.0;
+            Sites.push_back(std::move(Site));
+        }
+        double Share = Total ? (double)Converted / Total : 0.0;
+        Out.push_back(json::Object{{"lock", Lock},
+                                   {"acquisitions", (int64_t)Total},
+                                   {"converted_share", Share},
+                                   {"flagged", Total && 1.0 - Share > 0.10},
+                                   {"unconverted_sites", std::move(Sites)}});
+    }
+    return Out;
+}
+
 void Report::noteWrapper(const std::string &Name, const std::string &Role,
                          const std::string &Seen) {
     auto [It, New] = Wrappers.try_emplace(Name, Role, Seen);
@@ -99,6 +206,25 @@ void Report::printSummary(raw_ostream &OS) const {
     if (unsigned N = count(SectionRecord::NotCompiled))
         OS << ", " << N << " not converted (the rewritten file did not compile)";
     OS << "\n";
+    for (const json::Value &V : coverage()) {
+        const json::Object &C = *V.getAsObject();
+        double Share = C.getNumber("converted_share").value_or(0);
+        OS << "rcl: coverage of '" << *C.getString("lock") << "': " << format("%.1f", 100 * Share)
+           << " % of its " << *C.getInteger("acquisitions")
+           << " profiled acquisitions run through converted sections";
+        if (*C.getBoolean("flagged"))
+            OS << "; " << format("%.1f", 100 * (1 - Share))
+               << " % do not (over 10 %: delegation would keep moving the lock's cache lines)";
+        OS << "\n";
+        for (const json::Value &SV : *C.getArray("unconverted_sites")) {
+            const json::Object &S = *SV.getAsObject();
+            OS << "rcl:     " << format("%5.1f", 100 * S.getNumber("share").value_or(0)) << " % at "
+               << sys::path::filename(*S.getString("file")) << ":" << *S.getInteger("line") << " "
+               << S.getString("function").value_or("") << "(): " << *S.getString("status");
+            if (std::optional<StringRef> Reason = S.getString("reason")) OS << ": " << *Reason;
+            OS << " -- to convert it: " << *S.getString("advice") << "\n";
+        }
+    }
     for (auto &[Name, L] : summarise(Records)) {
         OS << "rcl:   lock '" << Name << "': " << L.Converted << " converted, " << L.Refused
            << " refused";
@@ -160,6 +286,7 @@ Error Report::writeJson(StringRef Path) const {
         WrapperList.push_back(std::move(W));
     }
     json::Object Root{{"schema", "rcl-rewrite-report/1"},
+                      {"coverage", coverage()},
                       {"wrappers", std::move(WrapperList)},
                       {"converted", count(SectionRecord::Converted)},
                       {"refused", count(SectionRecord::Refused)},

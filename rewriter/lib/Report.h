@@ -2,6 +2,7 @@
 #ifndef RCL_REWRITER_REPORT_H
 #define RCL_REWRITER_REPORT_H
 
+#include "Selection.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 #include <map>
@@ -48,8 +49,20 @@ class Report {
     void printSummary(llvm::raw_ostream &OS) const;
     llvm::Error writeJson(llvm::StringRef Path) const;
 
+    /// Coverage weighted by the profile (issue 23): for each selected lock of a profile, the
+    /// share of its acquisitions (the profile's call-site counts) whose sites are converted
+    /// sections of the files read (FilesRead), and each other site by share with its status,
+    /// reason and what would make it convertible. A lock with more than 10 % of its
+    /// acquisitions outside converted sections is flagged: delegation would keep moving its
+    /// cache lines. Printed with the summary and written with the JSON report.
+    void setCoverage(const std::vector<Selection::WeightedSite> &Sites,
+                     const std::vector<std::string> &FilesRead);
+
   private:
+    llvm::json::Array coverage() const;
     std::vector<SectionRecord> Records;
+    std::vector<Selection::WeightedSite> CoverageSites;
+    std::vector<std::string> CoverageFiles;
     /// Declared wrapper name -> (role: lock or unlock, what it is: Seen of noteWrapper).
     std::map<std::string, std::pair<std::string, std::string>> Wrappers;
 };

@@ -179,12 +179,16 @@ Expected<Selection> Selection::create(const SelectionOptions &Options) {
         if (const json::Array *Sites = Lock.getArray("sites"))
             for (const json::Value &SiteValue : *Sites) {
                 const json::Object *Site = SiteValue.getAsObject();
-                if (!Site || Site->getString("kind").value_or("lock") != "lock") continue;
-                std::optional<StringRef> File = Site->getString("file");
-                std::optional<int64_t> Line = Site->getInteger("line");
-                if (File && Line && *Line > 0)
-                    S.ProfileSites.push_back(
-                        {mapPath(*File, Options.ProfilePrefixMaps), (unsigned)*Line});
+                std::optional<StringRef> File = Site ? Site->getString("file") : std::nullopt;
+                std::optional<int64_t> Line = Site ? Site->getInteger("line") : std::nullopt;
+                if (!File || !Line || *Line <= 0) continue;
+                std::string Path = mapPath(*File, Options.ProfilePrefixMaps);
+                StringRef Kind = Site->getString("kind").value_or("lock");
+                S.Weighted.push_back(
+                    {Lock.getString("name").value_or("").str(), Path, (unsigned)*Line,
+                     Site->getString("function").value_or("").str(), Kind.str(),
+                     (uint64_t)std::max<int64_t>(0, Site->getInteger("count").value_or(0))});
+                if (Kind == "lock") S.ProfileSites.push_back({Path, (unsigned)*Line});
             }
     return S;
 }

@@ -48,6 +48,18 @@ class Selection {
     /// profile's object with "group" and "cs_share" (the share used for ranking) added.
     llvm::json::Value describeProfileSelection(const std::vector<std::string> &Files) const;
 
+    /// A call site of a selected profile lock, with the acquisitions the profile counted there.
+    struct WeightedSite {
+        std::string Lock; ///< the profile's name of the lock
+        std::string File; ///< mapped with --profile-prefix-map
+        unsigned Line = 0;
+        std::string Function;
+        std::string Kind; ///< lock, trylock, timedlock, delegate
+        uint64_t Count = 0;
+    };
+    /// Every site of the selected profile locks, of every kind, in the profile's order.
+    const std::vector<WeightedSite> &weightedSites() const { return Weighted; }
+
   private:
     struct Site {
         std::string File;
@@ -57,6 +69,7 @@ class Selection {
     std::string ProfileRule;
     std::vector<llvm::json::Object> ProfileLocks;
     std::vector<Site> ProfileSites;
+    std::vector<WeightedSite> Weighted;
     std::vector<Site> AtSites;
 };
 

@@ -324,6 +324,12 @@ int main(int argc, const char **argv) {
         errs() << "rcl-rewrite: a translation unit did not compile; no file was changed\n";
         return Status;
     }
+    if (!Options.ProfilePath.empty()) {
+        std::vector<std::string> Read;
+        for (auto &[Real, Given] : Session.MainFiles)
+            Read.push_back(Real);
+        Session.Findings.setCoverage(Session.Select.weightedSites(), Read);
+    }
     if (!Session.InternalErrors.empty()) {
         for (const std::string &Message : Session.InternalErrors)
             errs() << "rcl-rewrite: internal error: " << Message << "\n";

@@ -206,6 +206,17 @@ void Report::printSummary(raw_ostream &OS) const {
     if (unsigned N = count(SectionRecord::NotCompiled))
         OS << ", " << N << " not converted (the rewritten file did not compile)";
     OS << "\n";
+    for (auto &[Name, L] : summarise(Records)) {
+        OS << "rcl:   lock '" << Name << "': " << L.Converted << " converted, " << L.Refused
+           << " refused";
+        if (L.Nested) OS << ", " << L.Nested << " kept inside a converted section";
+        if (L.NotCompiled) OS << ", " << L.NotCompiled << " not compiled";
+        OS << "\n";
+        for (auto &[Reason, N] : L.Reasons)
+            OS << "rcl:     refused " << N << "x: " << Reason << "\n";
+        for (auto &[Reason, N] : L.NotCompiledReasons)
+            OS << "rcl:     not compiled " << N << "x: " << Reason << "\n";
+    }
     for (const json::Value &V : coverage()) {
         const json::Object &C = *V.getAsObject();
         double Share = C.getNumber("converted_share").value_or(0);
@@ -224,17 +235,6 @@ void Report::printSummary(raw_ostream &OS) const {
             if (std::optional<StringRef> Reason = S.getString("reason")) OS << ": " << *Reason;
             OS << " -- to convert it: " << *S.getString("advice") << "\n";
         }
-    }
-    for (auto &[Name, L] : summarise(Records)) {
-        OS << "rcl:   lock '" << Name << "': " << L.Converted << " converted, " << L.Refused
-           << " refused";
-        if (L.Nested) OS << ", " << L.Nested << " kept inside a converted section";
-        if (L.NotCompiled) OS << ", " << L.NotCompiled << " not compiled";
-        OS << "\n";
-        for (auto &[Reason, N] : L.Reasons)
-            OS << "rcl:     refused " << N << "x: " << Reason << "\n";
-        for (auto &[Reason, N] : L.NotCompiledReasons)
-            OS << "rcl:     not compiled " << N << "x: " << Reason << "\n";
     }
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set everything up and run the whole test suite:
 #   1. the lit suite (runtime, rewriter, profiler, end-to-end) on the normal build;
-#   2. the runtime suite again under ThreadSanitizer and under AddressSanitizer;
+#   2. the runtime suite again under ThreadSanitizer, AddressSanitizer and
+#      UndefinedBehaviorSanitizer (no recovery: a report fails its test);
 #   3. the whole project built with GCC (the system's default compiler, which a user's plain
 #      `cmake -S . -B build` picks) with warnings as errors, so a GCC-only warning fails here;
 #   4. the formatting check (clang-format-19 against .clang-format).
@@ -32,13 +33,14 @@ PYEOF
 
 run_lit "lit: all suites" build
 
-for san in thread address; do
+for san in thread address undefined; do
     dir=build-$san
     cmake -G Ninja -S . -B "$dir" -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
         -DRCL_SANITIZE=$san -DRCL_BUILD_TOOLS=OFF -DCMAKE_BUILD_TYPE=Debug -DRCL_WERROR=ON \
         >/dev/null
     ninja -C "$dir" rcl rcl_static rcl-info bank
     TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ASAN_OPTIONS="detect_leaks=1" \
+        UBSAN_OPTIONS="print_stacktrace=1" \
         run_lit "lit: runtime under ${san} sanitizer" "$dir" --filter 'runtime/'
 done
 

@@ -4,7 +4,8 @@
 #   2. the runtime suite again under ThreadSanitizer, AddressSanitizer and
 #      UndefinedBehaviorSanitizer (no recovery: a report fails its test);
 #   3. the whole project built with GCC (the system's default compiler, which a user's plain
-#      `cmake -S . -B build` picks) with warnings as errors, so a GCC-only warning fails here;
+#      `cmake -S . -B build` picks) with warnings as errors, so a GCC-only warning fails here,
+#      and its C code once more in Debug;
 #   4. the formatting check (clang-format-19 against .clang-format).
 # Ends with one line "N passed, N failed" summing every lit run.
 set -euo pipefail
@@ -44,10 +45,17 @@ for san in thread address undefined; do
         run_lit "lit: runtime under ${san} sanitizer" "$dir" --filter 'runtime/'
 done
 
-echo "== GCC build"
-cmake -G Ninja -S . -B build-gcc -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
-    -DRCL_WERROR=ON >/dev/null
-if ninja -C build-gcc; then echo "gcc: built"; else status=1; failed=$((failed + 1)); fi
+# GCC: everything in the default build type, and the C code (runtime, bench, examples) in Debug
+# as well, where GCC's format and bounds checks see what they cannot see once optimised.
+gcc_build() { # gcc_build DIR [cmake options...]
+    local dir=$1; shift
+    echo "== GCC build in $dir"
+    cmake -G Ninja -S . -B "$dir" -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ -DRCL_WERROR=ON \
+        "$@" >/dev/null
+    if ninja -C "$dir"; then echo "gcc: built $dir"; else status=1; failed=$((failed + 1)); fi
+}
+gcc_build build-gcc
+gcc_build build-gcc-debug -DCMAKE_BUILD_TYPE=Debug -DRCL_BUILD_TOOLS=OFF
 
 echo "== format"
 if scripts/format.sh --check; then echo "format: clean"; else status=1; failed=$((failed + 1)); fi

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Set everything up and run the whole test suite:
 #   1. the lit suite (runtime, rewriter, profiler, end-to-end) on the normal build;
-#   2. the runtime suite again under ThreadSanitizer and under AddressSanitizer;
-#   3. the formatting check (clang-format-19 against .clang-format).
+#   2. the runtime suite again under ThreadSanitizer, AddressSanitizer and
+#      UndefinedBehaviorSanitizer (no recovery: a report fails its test);
+#   3. the whole project built with GCC (the system's default compiler, which a user's plain
+#      `cmake -S . -B build` picks) with warnings as errors, so a GCC-only warning fails here,
+#      and its C code once more in Debug;
+#   4. the formatting check (clang-format-19 against .clang-format).
 # Ends with one line "N passed, N failed" summing every lit run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,14 +34,28 @@ PYEOF
 
 run_lit "lit: all suites" build
 
-for san in thread address; do
+for san in thread address undefined; do
     dir=build-$san
     cmake -G Ninja -S . -B "$dir" -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
-        -DRCL_SANITIZE=$san -DRCL_BUILD_TOOLS=OFF -DCMAKE_BUILD_TYPE=Debug >/dev/null
+        -DRCL_SANITIZE=$san -DRCL_BUILD_TOOLS=OFF -DCMAKE_BUILD_TYPE=Debug -DRCL_WERROR=ON \
+        >/dev/null
     ninja -C "$dir" rcl rcl_static rcl-info bank
     TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ASAN_OPTIONS="detect_leaks=1" \
+        UBSAN_OPTIONS="print_stacktrace=1" \
         run_lit "lit: runtime under ${san} sanitizer" "$dir" --filter 'runtime/'
 done
+
+# GCC: everything in the default build type, and the C code (runtime, bench, examples) in Debug
+# as well, where GCC's format and bounds checks see what they cannot see once optimised.
+gcc_build() { # gcc_build DIR [cmake options...]
+    local dir=$1; shift
+    echo "== GCC build in $dir"
+    cmake -G Ninja -S . -B "$dir" -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ -DRCL_WERROR=ON \
+        "$@" >/dev/null
+    if ninja -C "$dir"; then echo "gcc: built $dir"; else status=1; failed=$((failed + 1)); fi
+}
+gcc_build build-gcc
+gcc_build build-gcc-debug -DCMAKE_BUILD_TYPE=Debug -DRCL_BUILD_TOOLS=OFF
 
 echo "== format"
 if scripts/format.sh --check; then echo "format: clean"; else status=1; failed=$((failed + 1)); fi

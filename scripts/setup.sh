@@ -24,6 +24,7 @@ if ((${#missing[@]})); then
 fi
 
 BUILD=${RCL_BUILD_DIR:-build}
-cmake -G Ninja -S . -B "$BUILD" -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 "$@" >/dev/null
+cmake -G Ninja -S . -B "$BUILD" -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
+    -DRCL_WERROR=ON "$@" >/dev/null
 ninja -C "$BUILD"
 echo "setup: built in $BUILD/"

@@ -14,7 +14,7 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.rcl_obj_root, "test")
 
 # Keep the environment small and deterministic; pass through what tools need.
-for var in ("HOME", "TMPDIR", "LD_LIBRARY_PATH", "TSAN_OPTIONS", "ASAN_OPTIONS"):
+for var in ("HOME", "TMPDIR", "LD_LIBRARY_PATH", "TSAN_OPTIONS", "ASAN_OPTIONS", "UBSAN_OPTIONS"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 # A test that wants a runtime setting sets it itself; never inherit the user's.
@@ -32,7 +32,7 @@ config.environment["PATH"] = os.pathsep.join([llvm_bin, os.environ.get("PATH", "
 
 obj = config.rcl_obj_root
 src = config.rcl_src_root
-san = " -fsanitize=%s -fno-omit-frame-pointer" % config.sanitize if config.sanitize else ""
+san = " " + config.sanitize_flags if config.sanitize_flags else ""  # CMakeLists.txt: RCL_SANITIZE
 cflags = "-std=gnu11 -g -O1 -Wall -Wextra -Werror -pthread -I%s/runtime/include%s" % (src, san)
 runtime_libs = "%s/runtime/librcl.a %s -pthread%s" % (obj, config.hwloc_libs or "-lhwloc", san)
 

@@ -162,8 +162,8 @@ std::optional<std::string> SectionEmitter::effectsFunction(const FunctionDecl *W
     FunctionTypeLoc Proto = Wrapper->getFunctionTypeLoc();
     std::optional<unsigned> Open = Text.offset(Body->getLBracLoc());
     const Stmt *UnlockStmt = wrapperUnlockStatement(Wrapper);
-    std::optional<unsigned> Unlock =
-        UnlockStmt ? Text.offset(UnlockStmt->getBeginLoc()) : std::nullopt;
+    std::optional<unsigned> Unlock;
+    if (UnlockStmt) Unlock = Text.offset(UnlockStmt->getBeginLoc());
     std::optional<TextRange> Params =
         Proto ? Text.node(SourceRange(Proto.getLParenLoc(), Proto.getRParenLoc())) : std::nullopt;
     if (!Open || !Unlock || !Params || *Unlock <= *Open) {

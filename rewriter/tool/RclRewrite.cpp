@@ -19,6 +19,8 @@
 #include "llvm/Support/YAMLTraits.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <set>
+
 using namespace clang;
 using namespace clang::tooling;
 using namespace llvm;
@@ -194,6 +196,36 @@ static bool writeAtomically(StringRef Path, StringRef Contents) {
     return true;
 }
 
+/// The compilation database as the rewriter reads it: the first command listed for each file.
+/// A file that compile_commands.json lists twice (a static and a shared library, a program and
+/// its debug build) is rewritten from its first translation unit only (RewriteSession::Done):
+/// a second parse would be wasted, and ClangTool's progress line, which counts commands against
+/// files, would read `[72/37]`.
+class FirstCommandDatabase : public CompilationDatabase {
+  public:
+    explicit FirstCommandDatabase(const CompilationDatabase &Base) : Base(Base) {}
+
+    std::vector<CompileCommand> getCompileCommands(StringRef File) const override {
+        std::vector<CompileCommand> Commands = Base.getCompileCommands(File);
+        if (Commands.size() > 1) Commands.resize(1);
+        return Commands;
+    }
+    std::vector<std::string> getAllFiles() const override { return Base.getAllFiles(); }
+
+  private:
+    const CompilationDatabase &Base;
+};
+
+/// The sources in the order given, each file once (a file named twice, or by two spellings of
+/// its path, is one translation unit to rewrite and one step of the progress count).
+static std::vector<std::string> eachFileOnce(const std::vector<std::string> &Sources) {
+    std::vector<std::string> Once;
+    std::set<std::string> Seen;
+    for (const std::string &Source : Sources)
+        if (Seen.insert(getAbsolutePath(Source)).second) Once.push_back(Source);
+    return Once;
+}
+
 int main(int argc, const char **argv) {
     // A --config file's options come first, so the command line can override them.
     std::vector<std::string> Storage;
@@ -297,7 +329,8 @@ int main(int argc, const char **argv) {
         Session.Project.load(FactsDir);
     }
 
-    ClangTool Tool(Parser->getCompilations(), Sources);
+    FirstCommandDatabase Compilations(Parser->getCompilations());
+    ClangTool Tool(Compilations, eachFileOnce(Sources));
     // The rewriter needs no warnings, and a -Werror in the user's flags must not stop it.
     std::vector<ArgumentsAdjuster> Adjusters{
         getInsertArgumentAdjuster("-w", ArgumentInsertPosition::END)};

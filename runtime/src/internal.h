@@ -102,7 +102,10 @@ struct rcl_placement {
     int nkinds;
     bool kinds_declared; /* kinds come from RCL_CPU_KINDS */
     struct rcl_kind_desc kinds[8];
-    char why[160]; /* how the server CPUs were chosen, for rcl-info */
+    /* How the server CPUs were chosen, for rcl-info. Long enough for the longest message,
+     * placement.c's "fastest core kind '<name>' (<cpus>), ..." with a kind's whole name and CPU
+     * list (32 + 256 + 56 bytes): GCC checks the snprintf. */
+    char why[384];
 };
 
 /* Discover the topology and choose nservers server CPUs per cfg. Never fails: without hwloc

@@ -5,7 +5,11 @@
 # runner against the shared and the static library, as Debian's build runs it) in each
 # RCL_MODE: delegate, local, adaptive.
 #
-#   test/e2e/libuv.sh [BUILD_DIR] [WORK_DIR]      (defaults: build, /tmp/rcl-libuv)
+#   test/e2e/libuv.sh [--dry-run] [BUILD_DIR] [WORK_DIR]
+#       (defaults: build, /tmp/rcl-libuv)
+#
+# --dry-run checks the arguments and the files the run uses, prints its steps and runs none of
+# them; -h/--help prints this comment. Relative paths are read from the current folder.
 #
 # Enables deb-src if needed (root). About 15 minutes on 2 cores: the converted build (~6), the
 # original build (~2), four test runs (~80 s each). Not part of the quick lit run.
@@ -23,12 +27,19 @@
 # process-title check below and one suite result line per mode. Exit status: non-zero when a
 # build fails, a mode fails a test that the original passes, or the title check differs.
 set -eu
-BUILD=$(cd "${1:-build}" && pwd)
-WORK=${2:-/tmp/rcl-libuv}
 E2E=$(cd "$(dirname "$0")" && pwd)
+. "$E2E/arguments.sh"
+rcl_e2e_arguments /tmp/rcl-libuv "$@"
 RCL_CC=$BUILD/rewriter/rcl-cc
 VERSION=1.44.2
+rcl_e2e_need "$RCL_CC" "$BUILD/rewriter/rcl-rewrite" "$E2E/debian-source.sh" \
+    "$E2E/rcl-cc-report.py"
 . "$E2E/debian-source.sh"
+rcl_e2e_dry_run "fetch libuv $VERSION (apt-get source) into $WORK" \
+    "build a copy in $WORK/rcl with CC=$RCL_CC (all sections, libuv's lock wrappers)" \
+    "count the converted and refused sections in $WORK/reports" \
+    "build the original in $WORK/orig with clang-19 and run its suite" \
+    "the process-title check, then the suite in each of: delegate local adaptive"
 rcl_debian_source "$WORK" libuv1 "$VERSION-1+deb12u1" "libuv1-$VERSION"
 cd "$WORK"
 rm -rf rcl orig reports

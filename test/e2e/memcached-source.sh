@@ -3,11 +3,11 @@
 #
 #   rcl_memcached_fetch DIR    leaves DIR/memcached-1.6.18 (pristine; fetched once, reused)
 #
-# The fetch itself is rcl_debian_source (debian-source.sh, found in RCL_E2E_DIR, default the
-# sourcing script's directory). Installs libevent-dev and perl when missing. Needs root the
-# first time.
+# The fetch itself is rcl_debian_source (debian-source.sh, found in RCL_E2E_DIR, which the
+# sourcing script sets to test/e2e as an absolute path). Installs libevent-dev and perl when
+# missing. Needs root the first time.
 RCL_MEMCACHED_VERSION=1.6.18
-. "${RCL_E2E_DIR:-$(dirname "$0")}/debian-source.sh"
+. "$RCL_E2E_DIR/debian-source.sh"
 
 rcl_memcached_fetch() {
     command -v perl >/dev/null && [ -f /usr/include/event.h ] ||

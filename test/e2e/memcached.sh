@@ -3,7 +3,11 @@
 # section it can (--all), then its own test suite against the converted binaries, and the
 # rewrite-speed check (rcl-rewrite over all memcached .c files vs clang -fsyntax-only).
 #
-#   test/e2e/memcached.sh [BUILD_DIR] [WORK_DIR]      (defaults: build, /tmp/rcl-memcached)
+#   test/e2e/memcached.sh [--dry-run] [BUILD_DIR] [WORK_DIR]
+#       (defaults: build, /tmp/rcl-memcached)
+#
+# --dry-run checks the arguments and the files the run uses, prints its steps and runs none of
+# them; -h/--help prints this comment. Relative paths are read from the current folder.
 #
 # Enables deb-src and installs libevent-dev/perl/dpkg-dev if missing (root); about 10 minutes
 # on 2 cores per mode (make test alone is ~7). Not part of the quick lit run.
@@ -14,11 +18,22 @@
 # delegated section). RCL_E2E_SKIP_TEST=1 skips make test; RCL_E2E_NESTED=refuse adds
 # --no-nested-locks; RCL_E2E_PORT (21511) is the port of that affinity check.
 set -eu
-BUILD=$(cd "${1:-build}" && pwd)
-WORK=${2:-/tmp/rcl-memcached}
+E2E=$(cd "$(dirname "$0")" && pwd)
+. "$E2E/arguments.sh"
+rcl_e2e_arguments /tmp/rcl-memcached "$@"
 RCL_CC=$BUILD/rewriter/rcl-cc
 REWRITE=$BUILD/rewriter/rcl-rewrite
-. "$(dirname "$0")/memcached-source.sh"
+MODES=${RCL_E2E_MODES:-adaptive delegate local}
+rcl_e2e_need "$RCL_CC" "$REWRITE" "$E2E/memcached-source.sh" "$E2E/debian-source.sh" \
+    "$E2E/rcl-cc-report.py"
+RCL_E2E_DIR=$E2E
+. "$E2E/memcached-source.sh"
+rcl_e2e_dry_run "fetch memcached $RCL_MEMCACHED_VERSION (apt-get source) into $WORK" \
+    "build a copy in $WORK/rcl with CC=$RCL_CC (all sections, memcached's lock wrappers)" \
+    "count the converted and refused sections in $WORK/reports" \
+    "check the threads' CPU affinity" \
+    "make test in each of: $MODES${RCL_E2E_SKIP_TEST:+ (skipped: RCL_E2E_SKIP_TEST)}" \
+    "time rcl-rewrite --all against clang -fsyntax-only over the same files"
 rcl_memcached_fetch "$WORK"
 cd "$WORK"
 rm -rf rcl reports
@@ -51,7 +66,7 @@ RCL_CC_REPORT="$WORK/reports" make -j"$(nproc)" >make.log 2>&1
 fallbacks=$(grep -c 'rcl-cc: warning' make.log || true)
 echo "memcached: built with rcl-cc ($fallbacks translation units fell back to the original)"
 
-python3 "$(dirname "$0")/rcl-cc-report.py" memcached "$WORK/reports"
+python3 "$E2E/rcl-cc-report.py" memcached "$WORK/reports"
 
 status=0
 # A thread created inside a delegated critical section inherits the server's CPU affinity and
@@ -62,7 +77,7 @@ rcl_memcached_threads ./memcached "${RCL_E2E_PORT:-21511}" || status=1
 if [ -n "${RCL_E2E_SKIP_TEST:-}" ]; then
     echo "memcached: make test skipped (RCL_E2E_SKIP_TEST)"
 else
-    for mode in ${RCL_E2E_MODES:-adaptive delegate local}; do
+    for mode in $MODES; do
         if RCL_MODE=$mode make test >"test-$mode.log" 2>&1; then
             echo "memcached: make test passed with RCL_MODE=$mode ($(grep -c '^ok' "test-$mode.log") ok lines)"
         else

@@ -6,7 +6,11 @@
 # blocks, mythread_sync, are sections of their own), then its own test suite (`make check`) and
 # a multithreaded round trip in each RCL_MODE: delegate, local, adaptive.
 #
-#   test/e2e/xz-utils.sh [BUILD_DIR] [WORK_DIR]      (defaults: build, /tmp/rcl-xz-utils)
+#   test/e2e/xz-utils.sh [--dry-run] [BUILD_DIR] [WORK_DIR]
+#       (defaults: build, /tmp/rcl-xz-utils)
+#
+# --dry-run checks the arguments and the files the run uses, prints its steps and runs none of
+# them; -h/--help prints this comment. Relative paths are read from the current folder.
 #
 # Enables deb-src if needed (root). About 6 minutes on 2 cores (the build is 3). Not part of
 # the quick lit run.
@@ -20,12 +24,18 @@
 # Prints the converted/refused counts by reason (test/e2e/rcl-cc-report.py) and one result
 # line per mode. Exit status: non-zero when the build, a `make check` or a round trip fails.
 set -eu
-BUILD=$(cd "${1:-build}" && pwd)
-WORK=${2:-/tmp/rcl-xz-utils}
 E2E=$(cd "$(dirname "$0")" && pwd)
+. "$E2E/arguments.sh"
+rcl_e2e_arguments /tmp/rcl-xz-utils "$@"
 RCL_CC=$BUILD/rewriter/rcl-cc
 VERSION=5.4.1
+rcl_e2e_need "$RCL_CC" "$BUILD/rewriter/rcl-rewrite" "$E2E/debian-source.sh" \
+    "$E2E/rcl-cc-report.py"
 . "$E2E/debian-source.sh"
+rcl_e2e_dry_run "fetch xz-utils $VERSION (apt-get source) into $WORK" \
+    "build a copy in $WORK/rcl with CC=$RCL_CC (all sections, xz's lock wrappers)" \
+    "count the converted and refused sections in $WORK/reports" \
+    "make check and an xz -T4 round trip in each of: delegate local adaptive"
 rcl_debian_source "$WORK" xz-utils "$VERSION-1+deb12u2" "xz-utils-$VERSION"
 cd "$WORK"
 rm -rf rcl reports facts

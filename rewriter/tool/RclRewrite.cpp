@@ -347,9 +347,18 @@ int main(int argc, const char **argv) {
         Tool.appendArgumentsAdjuster(A);
     // Several files without a facts directory: their facts first, so that a section calling
     // into another of them is judged whatever the order of the files.
+    // One tool per file: the progress line ([i/N]) is the rewriting pass's alone.
     if (Sources.size() > 1 && FactsDir.empty() && Session.RequireCalleeFacts) {
         Session.FactsOnly = true;
-        Tool.run(rcl::newRewriteActionFactory(Session).get());
+        for (const std::string &Source : eachFileOnce(Sources)) {
+            ClangTool One(Compilations, {Source});
+            for (const ArgumentsAdjuster &A : Adjusters)
+                One.appendArgumentsAdjuster(A);
+            One.setPrintErrorMessage(false);
+            DiagnosticConsumer Silent; // the rewriting pass reports what does not compile
+            One.setDiagnosticConsumer(&Silent);
+            One.run(rcl::newRewriteActionFactory(Session).get());
+        }
         Session.FactsOnly = false;
     }
     int Status = Tool.run(rcl::newRewriteActionFactory(Session).get());
@@ -411,7 +420,7 @@ int main(int argc, const char **argv) {
             std::optional<std::string> Error =
                 Given == Session.MainFiles.end()
                     ? std::nullopt
-                    : rcl::firstCompileError(Parser->getCompilations(), It->first, It->second,
+                    : rcl::firstCompileError(Compilations, It->first, It->second,
                                              CheckAdjusters);
             if (!Error) {
                 ++It;

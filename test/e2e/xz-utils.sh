@@ -29,11 +29,11 @@ E2E=$(cd "$(dirname "$0")" && pwd)
 rcl_e2e_arguments /tmp/rcl-xz-utils "$@"
 RCL_CC=$BUILD/rewriter/rcl-cc
 VERSION=5.4.1
-rcl_e2e_need "$RCL_CC" "$BUILD/rewriter/rcl-rewrite" "$E2E/debian-source.sh" \
+rcl_e2e_need "$RCL_CC" "$BUILD/rewriter/rcl-rewrite" "$BUILD/cli/rcl" "$E2E/debian-source.sh" \
     "$E2E/rcl-cc-report.py"
 . "$E2E/debian-source.sh"
 rcl_e2e_dry_run "fetch xz-utils $VERSION (apt-get source) into $WORK" \
-    "build a copy in $WORK/rcl with CC=$RCL_CC (all sections, xz's lock wrappers)" \
+    "build a copy in $WORK/rcl with rcl build, CC=$RCL_CC (all sections, xz's lock wrappers)" \
     "count the converted and refused sections in $WORK/reports" \
     "make check and an xz -T4 round trip in each of: delegate local adaptive"
 rcl_debian_source "$WORK" xz-utils "$VERSION-1+deb12u2" "xz-utils-$VERSION"

@@ -420,8 +420,7 @@ int main(int argc, const char **argv) {
             std::optional<std::string> Error =
                 Given == Session.MainFiles.end()
                     ? std::nullopt
-                    : rcl::firstCompileError(Compilations, It->first, It->second,
-                                             CheckAdjusters);
+                    : rcl::firstCompileError(Compilations, It->first, It->second, CheckAdjusters);
             if (!Error) {
                 ++It;
                 continue;

@@ -39,7 +39,9 @@ class RewriteConsumer : public ASTConsumer {
         if (!Session.Done.insert(Real).second) return;
         Session.MainFiles[Real] = Given;
         SourceText Text(SM, Ctx.getLangOpts(), Main);
-        SectionEmitter Emitter(Ctx, Text, Session.LineDirectives, Given);
+        auto Spelling = Session.Spellings.find(Given);
+        SectionEmitter Emitter(Ctx, Text, Session.LineDirectives,
+                               Spelling == Session.Spellings.end() ? Given : Spelling->second);
 
         std::vector<std::pair<unsigned, std::string>> Inserts; // offset, text
         std::vector<clang::tooling::Replacement> Sites;

@@ -36,7 +36,11 @@ struct RewriteSession {
     bool FactsOnly = false;
     std::map<std::string, clang::tooling::Replacements> Edits; ///< by real path
     std::map<std::string, std::string> MainFiles;              ///< real path -> name as given
-    std::set<std::string> Done;                                ///< real paths already rewritten
+    /// Each source's path as the user spelled it, by the absolute path the tool opens
+    /// (`.//common/a.c`, `common/a.c`): the `#line` directives name the spelling, as the
+    /// compiler would for `__FILE__`.
+    std::map<std::string, std::string> Spellings;
+    std::set<std::string> Done; ///< real paths already rewritten
     Report Findings;
     /// Faults of the tool itself (edits that conflict): the driver then writes nothing and
     /// exits with a failure status, never 0.

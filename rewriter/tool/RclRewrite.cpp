@@ -218,11 +218,25 @@ class FirstCommandDatabase : public CompilationDatabase {
 
 /// The sources in the order given, each file once (a file named twice, or by two spellings of
 /// its path, is one translation unit to rewrite and one step of the progress count).
-static std::vector<std::string> eachFileOnce(const std::vector<std::string> &Sources) {
+/// A source's path is read without `.` components and doubled slashes: Clang's tooling takes
+/// `.//common/debug.c` (zstd's makefile spells its sources so) for `/common/debug.c`, and every
+/// such file failed (the corpus: 64 of libzstd's 114 units compiled unchanged). The spelling
+/// as given is kept, by the absolute path the tool opens, for the `#line` directives
+/// (Spellings), so `__FILE__` in converted code is what the compiler gives the original
+/// (`common/f.c`, not `/abs/common/f.c`).
+static std::vector<std::string> eachFileOnce(const std::vector<std::string> &Sources,
+                                             std::map<std::string, std::string> &Spellings) {
     std::vector<std::string> Once;
     std::set<std::string> Seen;
-    for (const std::string &Source : Sources)
-        if (Seen.insert(getAbsolutePath(Source)).second) Once.push_back(Source);
+    for (const std::string &Source : Sources) {
+        SmallString<256> Path(Source);
+        sys::path::remove_dots(Path, /*remove_dot_dot=*/false);
+        if (Path.empty()) Path = Source;
+        std::string Absolute = getAbsolutePath(Path);
+        if (!Seen.insert(Absolute).second) continue;
+        Spellings[Absolute] = Source;
+        Once.push_back(Path.str().str());
+    }
     return Once;
 }
 
@@ -330,7 +344,8 @@ int main(int argc, const char **argv) {
     }
 
     FirstCommandDatabase Compilations(Parser->getCompilations());
-    ClangTool Tool(Compilations, eachFileOnce(Sources));
+    const std::vector<std::string> Files = eachFileOnce(Sources, Session.Spellings);
+    ClangTool Tool(Compilations, Files);
     // The rewriter needs no warnings, and a -Werror in the user's flags must not stop it.
     std::vector<ArgumentsAdjuster> Adjusters{
         getInsertArgumentAdjuster("-w", ArgumentInsertPosition::END)};
@@ -350,7 +365,7 @@ int main(int argc, const char **argv) {
     // One tool per file: the progress line ([i/N]) is the rewriting pass's alone.
     if (Sources.size() > 1 && FactsDir.empty() && Session.RequireCalleeFacts) {
         Session.FactsOnly = true;
-        for (const std::string &Source : eachFileOnce(Sources)) {
+        for (const std::string &Source : Files) {
             ClangTool One(Compilations, {Source});
             for (const ArgumentsAdjuster &A : Adjusters)
                 One.appendArgumentsAdjuster(A);

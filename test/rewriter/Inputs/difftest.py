@@ -51,6 +51,17 @@ def report_counts(path):
     return report.get("converted", 0), report.get("refused", 0), dict(reasons)
 
 
+def refused_sections(path):
+    """[(function, reason)] of the sections an rcl-rewrite --report-json file refused."""
+    try:
+        with open(path) as f:
+            report = json.load(f)
+    except (OSError, ValueError):
+        return []
+    return [(s.get("function", "?"), s.get("reason", "?")) for lock in report.get("locks", [])
+            for s in lock.get("sections", []) if s.get("status") == "refused"]
+
+
 def mode_env(mode):
     """The environment a program runs in: RCL_MODE=mode, or the caller's when mode is None."""
     if mode is None:
@@ -190,6 +201,13 @@ class Checker:
             return result
         mismatch, c, r, reasons = self.converted(base, expected, program)
         result.update(converted=c, refused=r, reasons=reasons)
+        if hasattr(program, "describe"):
+            # Refusals by the shape the generator wrote: "<shape>: <reason>".
+            by_shape = collections.Counter(
+                "%s: %s" % (program.describe(fn), reason_kind(why))
+                for fn, why in refused_sections(base + ".json"))
+            if by_shape:
+                result.update(refused_shapes=dict(by_shape))
         if mismatch:
             result.update(status="mismatch", why=mismatch)
             if self.args.reduce:
@@ -207,7 +225,8 @@ def line_for(r):
     if r["status"] == "skipped":
         return "seed %d: skipped: %s" % (r["seed"], r["why"])
     if r["status"] == "mismatch":
-        line = "seed %d: MISMATCH: %s" % (r["seed"], r["why"])
+        first = r["why"].splitlines()[0] if r["why"] else ""
+        line = "seed %d: MISMATCH: %s" % (r["seed"], first + (" ..." if first != r["why"] else ""))
         if "reduced" in r:
             line += " (reduced to %d section%s: %s)" % (
                 r["reduced_sections"], "" if r["reduced_sections"] == 1 else "s", r["reduced"])
@@ -222,6 +241,21 @@ def line_for(r):
 def reason_kind(reason):
     """A refusal reason by kind: names and line numbers differ from program to program."""
     return re.sub(r"line \d+", "line N", re.sub(r"'[^']*'", "'x'", reason))
+
+
+def cause(why):
+    """A mismatch by kind: the distinct compiler errors without places, or the kind of
+    difference."""
+    errors = sorted({re.sub(r"'[A-Za-z_]\w*'", "'x'", e) for e in re.findall(r"error: (.*)", why)})
+    if why.startswith("rewritten program does not compile") and errors:
+        return "rewritten program does not compile: " + " + ".join(errors)
+    if why.startswith("rcl-rewrite failed"):
+        return "rcl-rewrite failed"
+    m = re.match(r"(RCL_MODE=\w+: )?exit (\S+) vs (\S+)", why)
+    if m:
+        return "%sdifferent %s" % (m.group(1) or "", "output" if m.group(2) == m.group(3)
+                                   else "exit status")
+    return why[:80]
 
 
 def summary(results, name, shapes_label="exits and waits placed"):
@@ -245,8 +279,15 @@ def summary(results, name, shapes_label="exits and waits placed"):
         ", ".join("%s %d" % kv for kv in sorted(shapes.items())) or "none"))
     for reason, n in reasons.most_common():
         lines.append("  refused %dx: %s" % (n, reason))
+    by_shape = collections.Counter()
+    for r in tried:
+        by_shape.update(r.get("refused_shapes", {}))
+    for what, n in sorted(by_shape.items(), key=lambda kv: (-kv[1], kv[0])):
+        lines.append("  refused by shape %dx: %s" % (n, what))
     for why, n in skips.most_common():
         lines.append("  skipped %dx: %s" % (n, why))
+    for what, n in collections.Counter(cause(r["why"]) for r in mism).most_common():
+        lines.append("  mismatch %dx: %s" % (n, what))
     for r in mism:
         lines.append("  " + line_for(r))
     return lines

@@ -432,7 +432,8 @@ class Program:
             if h in WRAPPERS and WRAPPERS[h][0] not in lock:
                 lock.append(WRAPPERS[h][0])
                 unlock.append(WRAPPERS[h][1])
-        return ["--lock-fn=" + ",".join(lock), "--unlock-fn=" + ",".join(unlock)] if lock else []
+        # One option per wrapper: rcl-rewrite takes `--lock-fn=a,b` as one name, "a,b".
+        return ["--lock-fn=" + f for f in lock] + ["--unlock-fn=" + f for f in unlock]
 
     @property
     def rewrite_args(self):

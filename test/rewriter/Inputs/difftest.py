@@ -113,7 +113,7 @@ class Checker:
         rc, _, err = run([self.args.cc] + self.flags(program) + [base + ".rcl.c", "-o", base + ".rcl"]
                          + self.libs, 120)
         if rc != 0:
-            return "rewritten program does not compile: %s" % err.strip()[:800], c, r, reasons
+            return "rewritten program does not compile: %s" % err.strip()[:2000], c, r, reasons
         for mode in self.modes:
             rc_r, out_r, _ = run([base + ".rcl"], self.args.timeout * 3, mode_env(mode))
             if (rc_r, out_r) != expected:
@@ -246,7 +246,9 @@ def reason_kind(reason):
 def cause(why):
     """A mismatch by kind: the distinct compiler errors without places, or the kind of
     difference."""
-    errors = sorted({re.sub(r"'[A-Za-z_]\w*'", "'x'", e) for e in re.findall(r"error: (.*)", why)})
+    found = {re.sub(r"'[A-Za-z_]\w*'", "'x'", e) for e in re.findall(r"error: (.*)", why)}
+    # The reason is cut at a length: a message cut short is a prefix of a whole one.
+    errors = sorted(e for e in found if e and not any(f != e and f.startswith(e) for f in found))
     if why.startswith("rewritten program does not compile") and errors:
         return "rewritten program does not compile: " + " + ".join(errors)
     if why.startswith("rcl-rewrite failed"):

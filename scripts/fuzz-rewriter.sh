@@ -15,10 +15,10 @@
 # originals that run longer than RCL_FUZZ_TIMEOUT seconds (default 3); RCL_FUZZ_REDUCE=0 skips
 # the reduction of mismatches (a campaign full of known faults runs faster). Results go to
 # $RCL_FUZZ_DIR (default build/fuzz-rewriter, build/fuzz-rewriter-legacy for the legacy
-# generator): results.jsonl (one line per seed; seeds already
-# there are skipped, so `start` after `stop` or a reboot resumes), log (one line per program),
-# pid, and work/ with the files of each mismatching program and its reduced case
-# (p<seed>.reduced.c: sections dropped one at a time while the mismatch persists). The first
+# generator): results.jsonl (one line per seed; seeds already there are skipped, so `start`
+# after `stop` or a reboot resumes), log (one line per program), pid, options, and work/ with
+# the files of each mismatching program and its reduced case (p<seed>.reduced.c: sections
+# dropped one at a time while the mismatch persists). The first
 # start copies build/rewriter/rcl-rewrite and build/runtime/librcl.a into $RCL_FUZZ_DIR/bin, so
 # rebuilding during a campaign does not change what it tests; remove bin/ to test a new build.
 set -euo pipefail

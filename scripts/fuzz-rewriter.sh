@@ -1,25 +1,52 @@
 #!/usr/bin/env bash
-# Differential-testing campaign of rcl-rewrite on csmith programs, in the background.
+# Differential-testing campaign of rcl-rewrite on random programs, in the background.
 #
-#   scripts/fuzz-rewriter.sh start [COUNT [FIRST_SEED]]   start, or resume, COUNT programs
-#   scripts/fuzz-rewriter.sh status                        progress and the summary so far
-#   scripts/fuzz-rewriter.sh stop                          stop it (start resumes it)
+#   scripts/fuzz-rewriter.sh [--generator csmith|legacy] start [COUNT [FIRST_SEED]]   start, or resume
+#   scripts/fuzz-rewriter.sh [--generator csmith|legacy] status   progress and the summary so far
+#   scripts/fuzz-rewriter.sh [--generator csmith|legacy] stop     stop it (start resumes it)
 #
-# Each program is checked by test/rewriter/Inputs/csmith-diff.py (which explains what is
-# generated and compared) under `nice -n 19`, RCL_FUZZ_JOBS at a time (default 2), skipping
-# originals that run longer than RCL_FUZZ_TIMEOUT seconds (default 3). Results go to
-# $RCL_FUZZ_DIR (default build/fuzz-rewriter): results.jsonl (one line per seed; seeds already
-# there are skipped, so `start` after `stop` or a reboot resumes), log (one line per program),
-# pid, and work/ with the files of each mismatching program and its reduced case
-# (p<seed>.reduced.c: sections dropped one at a time while the mismatch persists). The first
+# The generator (default csmith) makes the programs: csmith programs with lock pairs around
+# statement ranges (test/rewriter/Inputs/csmith-diff.py), or legacy C shapes csmith never
+# writes (test/rewriter/Inputs/legacy-gen.py: wrappers, macros, checked and cast lock calls,
+# register, K&R, literal returns after an unlock, ...; the converted program runs in
+# RCL_MODE=delegate, adaptive and local; RCL_FUZZ_AVOID=known leaves out the shapes of known
+# faults, see its --avoid). Both share the harness test/rewriter/Inputs/difftest.py.
+# Each program is checked under `nice -n 19`, RCL_FUZZ_JOBS at a time (default 2), skipping
+# originals that run longer than RCL_FUZZ_TIMEOUT seconds (default 3); RCL_FUZZ_REDUCE=0 skips
+# the reduction of mismatches (a campaign full of known faults runs faster). Results go to
+# $RCL_FUZZ_DIR (default build/fuzz-rewriter, build/fuzz-rewriter-legacy for the legacy
+# generator): results.jsonl (one line per seed; seeds already there are skipped, so `start`
+# after `stop` or a reboot resumes), log (one line per program), pid, options, and work/ with
+# the files of each mismatching program and its reduced case (p<seed>.reduced.c: sections
+# dropped one at a time while the mismatch persists). The first
 # start copies build/rewriter/rcl-rewrite and build/runtime/librcl.a into $RCL_FUZZ_DIR/bin, so
 # rebuilding during a campaign does not change what it tests; remove bin/ to test a new build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${RCL_BUILD_DIR:-build}
-DIR=${RCL_FUZZ_DIR:-$BUILD/fuzz-rewriter}
+GENERATOR=csmith
+if [ "${1:-}" = "--generator" ]; then
+    GENERATOR=${2:-}
+    shift 2 || true
+fi
+EXTRA=()
+case "$GENERATOR" in
+csmith)
+    DIR=${RCL_FUZZ_DIR:-$BUILD/fuzz-rewriter}
+    SCRIPT=test/rewriter/Inputs/csmith-diff.py
+    ;;
+legacy)
+    DIR=${RCL_FUZZ_DIR:-$BUILD/fuzz-rewriter-legacy}
+    SCRIPT=test/rewriter/Inputs/legacy-gen.py
+    [ -z "${RCL_FUZZ_AVOID:-}" ] || EXTRA+=(--avoid "$RCL_FUZZ_AVOID")
+    ;;
+*)
+    echo "fuzz-rewriter: --generator is csmith or legacy, not '$GENERATOR'" >&2
+    exit 2
+    ;;
+esac
+[ "${RCL_FUZZ_REDUCE:-1}" = 0 ] || EXTRA+=(--reduce)
 JOBS=${RCL_FUZZ_JOBS:-2}
-SCRIPT=test/rewriter/Inputs/csmith-diff.py
 PYTHON=/usr/bin/python3   # Debian's
 TIMEOUT=${RCL_FUZZ_TIMEOUT:-3}
 
@@ -33,7 +60,8 @@ start)
         echo "fuzz-rewriter: already running (pid $(cat "$DIR/pid")); stop it first" >&2
         exit 1
     fi
-    command -v csmith >/dev/null || { echo "fuzz-rewriter: csmith is not installed (scripts/setup.sh)" >&2; exit 1; }
+    [ "$GENERATOR" != csmith ] || command -v csmith >/dev/null ||
+        { echo "fuzz-rewriter: csmith is not installed (scripts/setup.sh)" >&2; exit 1; }
     mkdir -p "$DIR/bin" "$DIR/work"
     if [ ! -x "$DIR/bin/rcl-rewrite" ]; then
         for f in "$BUILD/rewriter/rcl-rewrite" "$BUILD/runtime/librcl.a"; do
@@ -44,9 +72,10 @@ start)
     fi
     echo "$SEED" > "$DIR/first-seed"
     echo "$COUNT" > "$DIR/count"
+    echo "--generator $GENERATOR ${EXTRA[*]}" > "$DIR/options"
     setsid nohup nice -n 19 "$PYTHON" "$SCRIPT" --rewrite "$DIR/bin/rcl-rewrite" \
         --include runtime/include --libs "$DIR/bin/librcl.a -lhwloc -pthread" \
-        --count "$COUNT" --seed "$SEED" --timeout "$TIMEOUT" --jobs "$JOBS" --reduce \
+        --count "$COUNT" --seed "$SEED" --timeout "$TIMEOUT" --jobs "$JOBS" "${EXTRA[@]}" \
         --workdir "$DIR/work" --results "$DIR/results.jsonl" >> "$DIR/log" 2>&1 < /dev/null &
     echo $! > "$DIR/pid"
     echo "fuzz-rewriter: started pid $! (seeds $SEED..$((SEED + COUNT - 1)), rcl-rewrite of commit $(cat "$DIR/bin/commit" 2>/dev/null || echo '?')); log: $DIR/log"
@@ -55,7 +84,7 @@ status)
     [ -f "$DIR/count" ] || { echo "fuzz-rewriter: no campaign in $DIR" >&2; exit 1; }
     done=$(wc -l < "$DIR/results.jsonl" 2>/dev/null || echo 0)
     if running; then state="running (pid $(cat "$DIR/pid"))"; else state="not running"; fi
-    echo "fuzz-rewriter: $state; $done of $(cat "$DIR/count") programs from seed $(cat "$DIR/first-seed"); rcl-rewrite of commit $(cat "$DIR/bin/commit" 2>/dev/null || echo '?')"
+    echo "fuzz-rewriter: $state; $done of $(cat "$DIR/count") programs from seed $(cat "$DIR/first-seed") ($(cat "$DIR/options" 2>/dev/null || echo "--generator csmith --reduce")); rcl-rewrite of commit $(cat "$DIR/bin/commit" 2>/dev/null || echo '?')"
     "$PYTHON" "$SCRIPT" --summary --results "$DIR/results.jsonl"
     ;;
 stop)

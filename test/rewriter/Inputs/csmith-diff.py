@@ -24,18 +24,19 @@ program's outcome is appended to FILE as one JSON line and seeds already there a
 (a campaign resumes where it stopped); --reduce drops sections one at a time from a
 mismatching program while it still mismatches, keeps p<seed>.reduced.c in the workdir, and
 runs the reduced rewritten program under AddressSanitizer to name the kind of fault.
-scripts/fuzz-rewriter.sh runs long campaigns with it.
+scripts/fuzz-rewriter.sh runs long campaigns with it. The harness (compile, rewrite, run,
+compare, reduce, summary) is difftest.py, shared with legacy-gen.py; this file generates.
 """
-import argparse
 import collections
-import concurrent.futures
-import json
 import os
 import random
 import re
-import shlex
 import subprocess
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import difftest  # noqa: E402  (the shared harness: compile, run, compare, reduce, summary)
 
 CSMITH_INCLUDE = "/usr/include/csmith"
 EXIT = re.compile(r"\b(return\b[^;]*;|break\s*;|continue\s*;|goto\s+(lbl_\w+)\s*;)")
@@ -200,6 +201,8 @@ class Program:
             if fits(a, b):
                 chosen.append((cuts[a][0], cuts[b][0]))
         self.sections = [(la, lb, rng.choice(WAITS)) for la, lb in sorted(chosen)]
+        self.cflags = ["-std=gnu11", "-I" + CSMITH_INCLUDE]
+        self.rewrite_args = []
 
     def render(self, keep=None):
         """The instrumented program with the sections whose index is in `keep` (default all),
@@ -237,259 +240,21 @@ class Program:
         return text, stats
 
 
-def run(cmd, timeout):
-    try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout,
-                           text=True, errors="replace")
-        return p.returncode, p.stdout, p.stderr
-    except subprocess.TimeoutExpired:
-        return None, "", "timeout"
+class CsmithGenerator:
+    name = "csmith-diff"
 
-
-def report_counts(path):
-    """(converted, refused, {reason: count}) from an rcl-rewrite --report-json file."""
-    try:
-        with open(path) as f:
-            report = json.load(f)
-    except (OSError, ValueError):
-        return 0, 0, {}
-    reasons = collections.Counter()
-    for lock in report.get("locks", []):
-        for r in lock.get("refusals", []):
-            reasons[r["reason"]] += r["count"]
-    return report.get("converted", 0), report.get("refused", 0), dict(reasons)
-
-
-class Checker:
-    def __init__(self, args):
-        self.args = args
-        self.cflags = ["-std=gnu11", "-O1", "-w", "-pthread", "-I" + CSMITH_INCLUDE,
-                       "-I" + args.include]
-        self.libs = shlex.split(args.libs)
-
-    def original(self, base, text):
-        """Compiles and runs the instrumented original: (status, output) or a skip reason."""
-        with open(base + ".c", "w") as f:
-            f.write(text)
-        rc, _, err = run([self.args.cc] + self.cflags + [base + ".c", "-o", base + ".orig"], 120)
-        if rc != 0:
-            return "instrumented original does not compile (harness limit): %s" \
-                % err.strip().splitlines()[:1]
-        rc_o, out_o, _ = run([base + ".orig"], self.args.timeout)
-        if rc_o is None:
-            return "original runs too long"
-        if rc_o < 0:
-            # Killed by a signal: undefined behaviour the compiler exploited (e.g. an endless
-            # loop without side effects compiled into a fall-through), nothing to compare.
-            return "original dies from signal %d" % -rc_o
-        return rc_o, out_o
-
-    def converted(self, base, expected):
-        """Rewrites base.c, compiles and runs it: (mismatch or None, converted, refused,
-        reasons)."""
-        rc, out_rw, err = run([self.args.rewrite, "--all", "--quiet", "--report-json",
-                               base + ".json", base + ".c", "--"] + self.cflags, 120)
-        c, r, reasons = report_counts(base + ".json")
-        if rc != 0:
-            return "rcl-rewrite failed: %s" % err.strip()[-500:], c, r, reasons
-        with open(base + ".rcl.c", "w") as f:
-            f.write(out_rw)
-        rc, _, err = run([self.args.cc] + self.cflags + [base + ".rcl.c", "-o", base + ".rcl"]
-                         + self.libs, 120)
-        if rc != 0:
-            return "rewritten program does not compile: %s" % err.strip()[:800], c, r, reasons
-        rc_r, out_r, _ = run([base + ".rcl"], self.args.timeout * 3)
-        if (rc_r, out_r) != expected:
-            return ("exit %s vs %s, output %r vs %r" % (expected[0], rc_r, expected[1].strip()[-80:],
-                                                        out_r.strip()[-80:]), c, r, reasons)
-        return None, c, r, reasons
-
-    def reduce(self, seed, program, base):
-        """Drops sections one at a time while the program still mismatches; returns the
-        sections kept (the reduced case is base.reduced.c)."""
-        keep = list(range(len(program.sections)))
-        tmp = base + ".try"
-        for k in list(keep):
-            trial = [x for x in keep if x != k]
-            if not trial:
-                break
-            text, _ = program.render(trial)
-            expected = self.original(tmp, text)
-            if isinstance(expected, str):
-                continue
-            if self.converted(tmp, expected)[0]:
-                keep = trial
-        text, _ = program.render(keep)
-        with open(base + ".reduced.c", "w") as f:
-            f.write(text)
-        expected = self.original(tmp, text)
-        if not isinstance(expected, str):
-            self.converted(tmp, expected)  # leaves the rewritten text and the report
-        for ext in (".rcl.c", ".json"):
-            if os.path.exists(tmp + ext):
-                os.replace(tmp + ext, base + ".reduced" + ext)
-        self.clean(tmp, keep_sources=False)
-        return keep
-
-    def diagnose(self, base):
-        """The reduced rewritten program under AddressSanitizer (stack use after return
-        included): the kind of its first error, or None."""
-        exe = base + ".asan"
-        rc, _, _ = run([self.args.cc] + self.cflags + ["-fsanitize=address", base + ".reduced.rcl.c",
-                                                       "-o", exe] + self.libs, 120)
-        if rc != 0:
-            return None
-        env = dict(os.environ, ASAN_OPTIONS="detect_stack_use_after_return=1")
-        try:
-            p = subprocess.run([exe], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                               timeout=self.args.timeout * 3, text=True, errors="replace", env=env)
-            err = p.stderr
-        except subprocess.TimeoutExpired:
-            err = ""
-        os.unlink(exe)
-        m = re.search(r"ERROR: AddressSanitizer: ([\w-]+)", err)
-        return "AddressSanitizer: " + m.group(1) if m else None
-
-    def clean(self, base, keep_sources):
-        for ext in (".gen.c", ".c", ".rcl.c", ".json", ".orig", ".rcl"):
-            if keep_sources and ext in (".gen.c", ".c", ".rcl.c", ".json"):
-                continue
-            try:
-                os.unlink(base + ext)
-            except OSError:
-                pass
-
-    def check(self, seed):
-        """One seed: a dict with its outcome (status ok / skipped / mismatch)."""
-        base = os.path.join(self.args.workdir, "p%d" % seed)
-        result = {"seed": seed}
+    def program(self, seed, base, args):
+        """The instrumented csmith program of a seed, or why there is none."""
         try:
             generate(seed, base + ".gen.c")
         except (subprocess.SubprocessError, OSError) as e:
-            result.update(status="skipped", why="csmith failed: %s" % e)
-            return result
+            return "csmith failed: %s" % e
         with open(base + ".gen.c") as f:
-            program = Program(f.read(), random.Random(seed), self.args.sections)
-        if not program.sections:
-            self.clean(base, keep_sources=False)
-            result.update(status="skipped", why="no statement range to lock")
-            return result
-        text, stats = program.render()
-        result.update(sections=len(program.sections), shapes=dict(stats))
-        expected = self.original(base, text)
-        if isinstance(expected, str):
-            self.clean(base, keep_sources=False)
-            result.update(status="skipped", why=expected)
-            return result
-        mismatch, c, r, reasons = self.converted(base, expected)
-        result.update(converted=c, refused=r, reasons=reasons)
-        if mismatch:
-            result.update(status="mismatch", why=mismatch)
-            if self.args.reduce:
-                keep = self.reduce(seed, program, base)
-                result.update(reduced=base + ".reduced.c", reduced_sections=len(keep),
-                              diagnosis=self.diagnose(base))
-            self.clean(base, keep_sources=True)
-        else:
-            result.update(status="ok")
-            self.clean(base, keep_sources=self.args.keep)
-        return result
-
-
-def line_for(r):
-    if r["status"] == "skipped":
-        return "seed %d: skipped: %s" % (r["seed"], r["why"])
-    if r["status"] == "mismatch":
-        line = "seed %d: MISMATCH: %s" % (r["seed"], r["why"])
-        if "reduced" in r:
-            line += " (reduced to %d section%s: %s)" % (
-                r["reduced_sections"], "" if r["reduced_sections"] == 1 else "s", r["reduced"])
-        if r.get("diagnosis"):
-            line += "; " + r["diagnosis"]
-        return line
-    shapes = ", ".join("%s %d" % kv for kv in sorted(r.get("shapes", {}).items()))
-    return "seed %d: ok (%d lock pairs, %d converted, %d refused%s)" % (
-        r["seed"], r["sections"], r["converted"], r["refused"], "; " + shapes if shapes else "")
-
-
-def summary(results):
-    """The campaign's numbers, as text lines (the first is the one-line summary)."""
-    tried = [r for r in results if r["status"] != "skipped"]
-    mism = [r for r in results if r["status"] == "mismatch"]
-    conv = sum(r.get("converted", 0) for r in tried)
-    ref = sum(r.get("refused", 0) for r in tried)
-    lines = ["csmith-diff: %d programs tried, %d skipped, %d mismatches; %d sections converted, "
-             "%d refused" % (len(tried), len(results) - len(tried), len(mism), conv, ref)]
-    shapes, reasons, skips = collections.Counter(), collections.Counter(), collections.Counter()
-    for r in tried:
-        shapes.update(r.get("shapes", {}))
-        for reason, n in r.get("reasons", {}).items():
-            # By kind: names and line numbers differ from program to program.
-            reasons[re.sub(r"line \d+", "line N", re.sub(r"'[^']*'", "'x'", reason))] += n
-    for r in results:
-        if r["status"] == "skipped":
-            skips[re.sub(r"\d+|:.*", "N", r["why"])] += 1
-    lines.append("  lock pairs: %d; exits and waits placed: %s" % (
-        sum(r.get("sections", 0) for r in tried),
-        ", ".join("%s %d" % kv for kv in sorted(shapes.items())) or "none"))
-    for reason, n in reasons.most_common():
-        lines.append("  refused %dx: %s" % (n, reason))
-    for why, n in skips.most_common():
-        lines.append("  skipped %dx: %s" % (n, why))
-    for r in mism:
-        lines.append("  " + line_for(r))
-    return lines
+            return Program(f.read(), random.Random(seed), args.sections)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rewrite")
-    ap.add_argument("--cc", default="clang-19")
-    ap.add_argument("--include", help="directory holding rcl/rcl.h")
-    ap.add_argument("--libs", help="librcl link flags")
-    ap.add_argument("--count", type=int, default=10)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--sections", type=int, default=6, help="lock pairs per program")
-    ap.add_argument("--timeout", type=float, default=10.0)
-    ap.add_argument("--workdir")
-    ap.add_argument("--jobs", type=int, default=1, help="programs checked at once")
-    ap.add_argument("--results", help="JSON-lines file: append each outcome, skip seeds in it")
-    ap.add_argument("--reduce", action="store_true", help="reduce each mismatch (see above)")
-    ap.add_argument("--keep", action="store_true", help="keep the files of passing programs")
-    ap.add_argument("--summary", action="store_true",
-                    help="only print the summary of --results, check nothing")
-    args = ap.parse_args()
-    if args.summary and not args.results:
-        ap.error("--summary needs --results")
-    missing = [o for o in ("rewrite", "include", "libs", "workdir") if not getattr(args, o)]
-    if missing and not args.summary:
-        ap.error("missing --" + ", --".join(missing))
-    done = []
-    if args.results and os.path.exists(args.results):
-        with open(args.results) as f:
-            for line in f:
-                try:
-                    done.append(json.loads(line))
-                except ValueError:
-                    pass  # a line cut short by a kill: that seed runs again
-    if args.summary:
-        print("\n".join(summary(done)))
-        return 0
-    os.makedirs(args.workdir, exist_ok=True)
-    seen = {r["seed"] for r in done}
-    seeds = [s for s in range(args.seed, args.seed + args.count) if s not in seen]
-    checker = Checker(args)
-    results = [r for r in done if args.seed <= r["seed"] < args.seed + args.count]
-    out = open(args.results, "a") if args.results else None
-    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        for r in pool.map(checker.check, seeds):
-            results.append(r)
-            print(line_for(r), flush=True)
-            if out:
-                out.write(json.dumps(r) + "\n")
-                out.flush()
-    print("\n".join(summary(results)))
-    return 1 if any(r["status"] == "mismatch" for r in results) else 0
+    return difftest.main(CsmithGenerator(), __doc__.split("\n")[0])
 
 
 if __name__ == "__main__":

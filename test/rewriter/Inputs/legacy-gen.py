@@ -1,0 +1,533 @@
+#!/usr/bin/env python3
+"""Differential testing of rcl-rewrite on legacy C shapes that csmith never writes.
+
+For each seed (deterministically) a single-file C program is generated: one function per
+section, each with its own mutex and shared counter, written in a random mix of what old C
+code does around critical sections:
+
+- how the lock is taken and released: plain calls, `(void)` casts, checked results
+  (`if (pthread_mutex_lock(&m) != 0) abort();`, `if (pthread_mutex_unlock(&m)) abort();`),
+  macros (`#define LOCK(m) pthread_mutex_lock(m)`, `#define BLOCK_LOCK(l)
+  {pthread_mutex_lock(&(l));}`), wrappers (`my_lock`), wrappers with location arguments
+  called through a macro (`#define possess(a) possess_(a, __FILE__, __LINE__)`), the wrappers
+  declared with --lock-fn/--unlock-fn on the command line the harness builds;
+- around the section: a synchronized-block macro (`for (i = 0; i ? (my_unlock(&m), 0) :
+  (my_lock(&m), 1); i = 1)`), `pthread_cleanup_push/pop` (around the section, inside it, or
+  releasing the lock), the section inside a statement expression, inside a loop;
+- inside: `register` locals (written, read, declared in the section), statement expressions,
+  `#if`/`#ifdef` blocks, comments and backslash line continuations at the boundaries, a local
+  buffer written with snprintf, variables declared in the section and used after it;
+- leaving it: `unlock; return "literal";`, `return 'c';`, `return -1;`, break/continue out of
+  a loop, `goto out` after a conditional unlock;
+- K&R definitions, for some programs -std=gnu89.
+
+main() calls every function in one thread (a checksum of their results), then 2 threads call
+the functions whose results depend only on their arguments (their sections only add to their
+counter) many times, so lost updates show in the counters printed at the end. The program's
+output must not depend on the interleaving: a function whose section reads its counter is
+called by main's thread only.
+
+difftest.py (shared with csmith-diff.py) rewrites (--all and the wrapper options), compiles
+and runs original and converted, the converted one in RCL_MODE=delegate, adaptive and local,
+and compares; see its docstring. A rewriter failure, an uncompilable rewritten file or a
+different output is a mismatch; a refused section is not (its reason is counted).
+
+    legacy-gen.py --rewrite build/rewriter/rcl-rewrite --libs "build/runtime/librcl.a -lhwloc -pthread" \\
+                  --include runtime/include --count 200 --seed 1 --workdir /tmp/lgd
+    legacy-gen.py --print 17        # the program of seed 17, and the rewriter options it needs
+
+scripts/fuzz-rewriter.sh --generator legacy runs long campaigns with it.
+"""
+import collections
+import os
+import random
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import difftest  # noqa: E402  (the shared harness: compile, run, compare, reduce, summary)
+
+ITERATIONS = 2000  # calls of each threaded function per thread, after a common start
+
+HELPERS = collections.OrderedDict([
+    ("ifdef", "#define LEGACY_FAST 1\n"),
+    ("macro", "#define LOCK(m) pthread_mutex_lock(m)\n#define UNLOCK(m) pthread_mutex_unlock(m)\n"),
+    ("block", "#define BLOCK_LOCK(l) {pthread_mutex_lock(&(l));}\n"
+              "#define BLOCK_UNLOCK(l) {pthread_mutex_unlock(&(l));}\n"),
+    ("wrapper", "static void my_lock(pthread_mutex_t *m)\n{\n    pthread_mutex_lock(m);\n}\n\n"
+                "static void my_unlock(pthread_mutex_t *m)\n{\n    pthread_mutex_unlock(m);\n}\n"),
+    ("possess", "typedef struct { pthread_mutex_t mutex; unsigned long value; } lock;\n\n"
+                "static void possess_(lock *bolt, char const *file, long line)\n{\n"
+                "    (void)file;\n    (void)line;\n    pthread_mutex_lock(&bolt->mutex);\n}\n\n"
+                "static void release_(lock *bolt, char const *file, long line)\n{\n"
+                "    (void)file;\n    (void)line;\n    pthread_mutex_unlock(&bolt->mutex);\n}\n"
+                "#define possess(a) possess_(a, __FILE__, __LINE__)\n"
+                "#define release(a) release_(a, __FILE__, __LINE__)\n"),
+    ("sync", "#define SYNCHRONIZED(m, i) \\\n"
+             "    for (i = 0; i ? (my_unlock(&(m)), 0) : (my_lock(&(m)), 1); i = 1)\n"),
+    ("cleanup", "static void unlock_cleanup(void *m)\n{\n    pthread_mutex_unlock(m);\n}\n\n"
+                "static void note_cleanup(void *p)\n{\n    (*(long *)p)++;\n}\n"),
+])
+# The rcl-rewrite options a helper needs: its wrappers declared.
+WRAPPERS = {"wrapper": ("my_lock", "my_unlock"), "sync": ("my_lock", "my_unlock"),
+            "possess": ("possess_", "release_")}
+
+RTYPES = {"str": "const char *", "chr": "char", "int": "long"}
+HASH = {"str": "hash_str(%s)", "chr": "(unsigned char)%s", "int": "(unsigned long)%s"}
+LITERALS = {"str": ['"one"', '"busy"', '"e\\"q"', '"x;y"', '""'],
+            "chr": ["'x'", "';'", "'\\''", "'\\n'", "'}'"],
+            "int": ["-1", "7", "-22"]}
+
+
+class Section:
+    """One function holding one critical section, drawn from the rng at construction."""
+
+    def __init__(self, k, rng, avoid=()):
+        self.k = k
+        ch = lambda p: rng.random() < p  # noqa: E731
+        self.rtype = rng.choice(["str", "chr", "int", "int"])
+        self.knr = ch(0.25)
+        # The lock style: which pair of calls, and how each is written.
+        family = rng.choice(["pthread"] * 6 + ["block", "wrapper", "possess", "sync",
+                                               "cleanup-around", "cleanup-inside",
+                                               "cleanup-pop-unlocks"])
+        self.family = family
+        self.lock_form = rng.choice(["plain", "void", "checked-ne", "checked-bool", "macro"])
+        self.unlock_form = rng.choice(["plain", "void", "checked-ne", "checked-bool", "macro"])
+        self.block_semi = ch(0.5)
+        self.outer = "plain"
+        if family == "pthread" and ch(0.15):
+            self.outer = "stmt-expr"
+        elif family == "pthread" and ch(0.25):
+            self.outer = "loop"
+        self.lock_continued = ch(0.15)
+        self.comments = ch(0.3)
+        # Inside.
+        self.reg_outer = ch(0.3)        # a register counter of the function, written inside
+        self.reg_inner = ch(0.2)        # a register declared in a nested block of the section
+        self.reg_read = ch(0.2)         # a register parameter-derived value only read inside
+        self.stmt_expr = ch(0.3)
+        self.ifblock = rng.choice([None, None, "if", "ifdef"])
+        self.continued = ch(0.2)
+        self.line_comment_continued = ch(0.1)
+        self.buffer = ch(0.2)
+        # Declared at the section's top level and used after it: only where the section's
+        # statements are the function's (a for-macro, a cleanup block or a statement
+        # expression would end the declaration's scope; in a loop it is used in the loop).
+        self.decl_after = ch(0.35) and (self.outer in ("plain", "loop")) and \
+            family in ("pthread", "block", "wrapper", "possess")
+        self.reg_decl_after = self.decl_after and ch(0.2)
+        self.sets_result = self.rtype != "int" and ch(0.6)
+        # Reading the counter makes the results depend on the interleaving: main's thread only.
+        self.reads_counter = ch(0.3)
+        self.threaded = not self.reads_counter
+        # Exits (not from a for-macro, a cleanup block or a statement expression: leaving
+        # those with return/break/goto is undefined or skips the unlock).
+        can_exit = family in ("pthread", "block", "wrapper", "possess") and self.outer != "stmt-expr"
+        self.exits = []
+        if can_exit:
+            if self.outer == "loop":
+                self.exits = [e for e in ("continue", "break") if ch(0.6)]
+            if ch(0.5):
+                self.exits.append("return-literal")
+            if ch(0.2):
+                self.exits.append("return-var")
+            if self.outer != "loop" and ch(0.25):
+                self.exits.append("goto")
+            if self.decl_after and ch(0.1):
+                self.exits.append("return-section-var")
+        self.literals = {e: rng.choice(LITERALS[self.rtype]) for e in ("return-literal",)}
+        self.mods = [rng.randint(2, 7) for _ in range(6)]
+        self.exit_unlock_same = ch(0.7)  # exits unlock like the final unlock, else plain
+        # Known faults left out with --avoid (after every draw, so the rest of the program
+        # stays the same): a written or hoisted `register` variable is declared without the
+        # keyword, no string or character literal is returned after an unlock.
+        self.register_kw = "register" not in avoid
+        if "checked-unlock" in avoid:
+            # A checked unlock is refused with a false reason ("still held at the end of its
+            # block"): written as a (void) cast instead, so its section converts.
+            self.unlock_form = {"checked-ne": "void", "checked-bool": "void"}.get(
+                self.unlock_form, self.unlock_form)
+        self.literal_returns = "return-literal" not in avoid
+        if not self.literal_returns and self.rtype != "int" and "return-literal" in self.exits:
+            self.exits.remove("return-literal")
+
+    def shape(self):
+        """How the section is written, in a few words (refusals are counted by it)."""
+        f = self.family
+        if f == "pthread":
+            d = "lock %s, unlock %s" % (self.lock_form, self.unlock_form)
+        else:
+            d = {"block": "block macros", "wrapper": "wrappers",
+                 "possess": "wrappers with location arguments",
+                 "sync": "synchronized-block macro"}.get(f, f)
+        if self.outer != "plain":
+            d += ", " + {"loop": "in a loop", "stmt-expr": "in a statement expression"}[self.outer]
+        return d
+
+    # -- pieces ----------------------------------------------------------------------------
+    def helpers(self):
+        need = set()
+        if self.family in ("block", "wrapper", "possess", "sync"):
+            need.add(self.family)
+        if self.family == "sync":
+            need.add("wrapper")
+        if self.family.startswith("cleanup"):
+            need.add("cleanup")
+        if self.family == "pthread" and "macro" in (self.lock_form, self.unlock_form):
+            need.add("macro")
+        if self.ifblock:
+            need.add("ifdef")
+        return need
+
+    def counter(self):
+        return "L_%d.value" % self.k if self.family == "possess" else "g_%d" % self.k
+
+    def globals(self):
+        if self.family == "possess":
+            return "static lock L_%d = { PTHREAD_MUTEX_INITIALIZER, 0 };\n" % self.k
+        return ("static pthread_mutex_t m_%d = PTHREAD_MUTEX_INITIALIZER;\n"
+                "static unsigned long g_%d;\n" % (self.k, self.k))
+
+    def lock_lines(self, ind):
+        k, f = self.k, self.family
+        m = "&m_%d" % k
+        if f == "block":
+            return [ind + "BLOCK_LOCK(m_%d)%s" % (k, ";" if self.block_semi else "")]
+        if f == "wrapper":
+            return [ind + "my_lock(%s);" % m]
+        if f == "possess":
+            return [ind + "possess(&L_%d);" % k]
+        form = self.lock_form if f == "pthread" else "plain"
+        call = "pthread_mutex_lock(%s)" % m
+        if self.lock_continued:
+            call = "pthread_mutex_lock(\\\n%s    %s)" % (ind, m)
+        if form == "macro":
+            call = "LOCK(%s)" % m
+        out = {"plain": [ind + call + ";"], "void": [ind + "(void)" + call + ";"],
+               "checked-ne": [ind + "if (%s != 0)" % call, ind + "    abort();"],
+               "checked-bool": [ind + "if (%s)" % call, ind + "    abort();"],
+               "macro": [ind + call + ";"]}[form]
+        if self.comments:
+            out[-1] += " /* enter: the counter is ours */"
+        return out
+
+    def unlock_lines(self, ind, exit_=False):
+        k, f = self.k, self.family
+        m = "&m_%d" % k
+        if f == "block":
+            return [ind + "BLOCK_UNLOCK(m_%d)%s" % (k, ";" if self.block_semi else "")]
+        if f == "wrapper":
+            return [ind + "my_unlock(%s);" % m]
+        if f == "possess":
+            return [ind + "release(&L_%d);" % k]
+        form = self.unlock_form if f == "pthread" and (not exit_ or self.exit_unlock_same) \
+            else "plain"
+        call = "UNLOCK(%s)" % m if form == "macro" else "pthread_mutex_unlock(%s)" % m
+        out = {"plain": [ind + call + ";"], "void": [ind + "(void)" + call + ";"],
+               "checked-ne": [ind + "if (%s != 0)" % call, ind + "    abort();"],
+               "checked-bool": [ind + "if (%s)" % call, ind + "    abort();"],
+               "macro": [ind + call + ";"]}[form]
+        if self.comments and not exit_:
+            out.insert(0, ind + "/* leave */")
+        return out
+
+    def exit_block(self, ind, cond, jump):
+        return [ind + "if (%s) {" % cond] + self.unlock_lines(ind + "    ", True) \
+            + [ind + "    " + jump, ind + "}"]
+
+    def body(self, ind, a, stats):
+        """The statements between lock and unlock."""
+        k, c, md = self.k, self.counter(), self.mods
+        out = []
+        if self.decl_after:
+            if self.reg_decl_after and self.register_kw:
+                out.append(ind + "register long v_%d = %s * 3 + 1;" % (k, a))
+                stats["register"] += 1
+            else:
+                out.append(ind + "long v_%d = %s * 3 + 1;" % (k, a))
+            stats["declared-in-section"] += 1
+        if self.comments:
+            out.append(ind + "// the update below must not be lost")
+        out.append(ind + "%s += (unsigned long)%s + 1;" % (c, a))
+        if self.reads_counter:
+            out.append(ind + "r += (long)(%s %% %d);" % (c, 13 + k))
+            stats["reads-shared"] += 1
+        if "return-literal" in self.exits:
+            out += self.exit_block(ind, "%s %% %d == 1" % (a, md[0]),
+                                   "return %s;" % self.literals["return-literal"])
+            stats["return-" + {"str": "string", "chr": "char", "int": "int"}[self.rtype]] += 1
+        if self.reg_outer:
+            out += [ind + "for (i = 0; i < (%s & 3); i++)" % a, ind + "    %s += (unsigned long)i;" % c]
+            stats["register" if self.register_kw else "loop-counter"] += 1
+        if self.reg_read:
+            out.append(ind + "%s += (unsigned long)rq;" % c)
+            stats["register"] += 1
+        if self.reg_inner:
+            out += [ind + "{", ind + "    register int q = %s & 5;" % a,
+                    ind + "    %s += (unsigned long)q;" % c, ind + "}"]
+            stats["register"] += 1
+        if self.stmt_expr:
+            out.append(ind + "%s += ({ long t_ = (long)%s * 2; (unsigned long)(t_ + 1); });" % (c, a))
+            stats["statement-expression"] += 1
+        if self.ifblock == "if":
+            out += ["#if LEGACY_FAST", ind + "%s += 2;" % c, "#else", ind + "%s += 3;" % c, "#endif"]
+            stats["#if"] += 1
+        elif self.ifblock == "ifdef":
+            out += ["#ifdef LEGACY_MISSING", ind + "%s += 100;" % c, "#endif"]
+            stats["#if"] += 1
+        if self.continued:
+            out += [ind + "%s += \\" % c, ind + "    (unsigned long)b;"]
+            stats["line-continuation"] += 1
+        if self.line_comment_continued:
+            out += [ind + "// a comment continued \\", ind + "   on the next line"]
+            stats["line-continuation"] += 1
+        if "goto" in self.exits:
+            out += self.exit_block(ind, "%s %% %d == 2" % (a, md[1]), "goto out;")
+            stats["goto"] += 1
+        if "return-var" in self.exits:
+            jump = {"str": "return s;", "chr": "return c;", "int": "return r;"}[self.rtype]
+            out += self.exit_block(ind, "%s %% %d == 3" % (a, md[2]), jump)
+            stats["return"] += 1
+        if "return-section-var" in self.exits:
+            jump = {"str": "return v_%d & 1 ? \"v\" : \"w\";", "chr": "return (char)('a' + v_%d %% 26);",
+                    "int": "return v_%d;"}[self.rtype] % k
+            if not self.literal_returns and self.rtype == "str":
+                jump = "return (v_%d & 1 ? \"v\" : \"w\");" % k  # ends in ')', not in a literal
+            out += self.exit_block(ind, "%s %% %d == 4" % (a, md[3]), jump)
+            stats["return"] += 1
+        if "continue" in self.exits:
+            out += self.exit_block(ind, "(%s + j) %% %d == 0" % (a, md[4]), "continue;")
+            stats["continue"] += 1
+        if "break" in self.exits:
+            out += self.exit_block(ind, "(%s + j) %% %d == %d" % (a, md[5] + 2, md[5]), "break;")
+            stats["break"] += 1
+        if self.buffer:
+            out += [ind + "snprintf(buf, sizeof buf, \"%%d-%%ld\", %s, b);" % a,
+                    ind + "r += (long)strlen(buf);"]
+            stats["buffer"] += 1
+        if self.sets_result:
+            if self.rtype == "str":
+                out.append(ind + "s = (%s & 1) ? \"odd\" : \"even\";" % a)
+            else:
+                out.append(ind + "c = \"abcdef\"[%s %% 6];" % a)
+        return out
+
+    def function(self, stats):
+        k, rt = self.k, self.rtype
+        stats["sections"] += 1
+        name = "f_%d" % k
+        lines = []
+        if self.knr:
+            lines += ["static %s" % RTYPES[rt], "%s(a, b)" % name, "    int a;", "    long b;", "{"]
+            stats["K&R"] += 1
+        else:
+            lines += ["static %s %s(int a, long b)" % (RTYPES[rt], name), "{"]
+        ind = "    "
+        lines.append(ind + "long r = 0;")
+        if rt == "str":
+            lines.append(ind + "const char *s = \"none\";")
+        elif rt == "chr":
+            lines.append(ind + "char c = 'n';")
+        if self.reg_outer:
+            lines.append(ind + ("register int i;" if self.register_kw else "int i;"))
+        if self.reg_read:
+            lines.append(ind + "register long rq = b & 3;")
+        if self.buffer:
+            lines.append(ind + "char buf[32];")
+        if self.outer == "loop":
+            lines.append(ind + "int j;")
+        if self.outer == "stmt-expr":
+            lines.append(ind + "long e;")
+        if self.family == "sync":
+            lines.append(ind + "int sync_i;")
+        f = self.family
+        if f == "pthread":
+            stats["lock:" + self.lock_form] += 1
+            stats["unlock:" + self.unlock_form] += 1
+        else:
+            stats[{"block": "lock:block-macro", "wrapper": "lock:wrapper",
+                   "possess": "lock:wrapper-location-args", "sync": "synchronized-macro"}.get(
+                       f, "pthread_cleanup")] += 1
+        if self.comments:
+            stats["comments"] += 1
+        if self.lock_continued and f == "pthread" and self.lock_form != "macro":
+            stats["line-continuation"] += 1
+        if self.outer == "loop":
+            lines += [ind + "for (j = 0; j < 3; j++) {"]
+            inner = ind + "    "
+            lines += self.lock_lines(inner) + self.body(inner, "a", stats) + self.unlock_lines(inner)
+            lines += [inner + "r += j;", ind + "}"]
+            stats["in-loop"] += 1
+        elif self.outer == "stmt-expr":
+            inner = ind + "    "
+            lines += [ind + "e = ({"] + self.lock_lines(inner) + self.body(inner, "a", stats) \
+                + self.unlock_lines(inner) + [inner + "(long)a;", ind + "});", ind + "r += e;"]
+            stats["section-in-statement-expression"] += 1
+        elif f == "sync":
+            lines += [ind + "SYNCHRONIZED(m_%d, sync_i) {" % k] + self.body(ind + "    ", "a", stats) \
+                + [ind + "}"]
+        elif f == "cleanup-around":
+            lines += [ind + "pthread_cleanup_push(note_cleanup, &r);"] + self.lock_lines(ind) \
+                + self.body(ind, "a", stats) + self.unlock_lines(ind) + [ind + "pthread_cleanup_pop(1);"]
+        elif f == "cleanup-inside":
+            lines += self.lock_lines(ind) + [ind + "pthread_cleanup_push(note_cleanup, &r);"] \
+                + self.body(ind, "a", stats) + [ind + "pthread_cleanup_pop(1);"] + self.unlock_lines(ind)
+        elif f == "cleanup-pop-unlocks":
+            lines += self.lock_lines(ind) + [ind + "pthread_cleanup_push(unlock_cleanup, &m_%d);" % k] \
+                + self.body(ind, "a", stats) + [ind + "pthread_cleanup_pop(1);"]
+        else:
+            lines += self.lock_lines(ind) + self.body(ind, "a", stats) + self.unlock_lines(ind)
+        if self.decl_after:
+            # Used after the section (in the loop form the declaration is the loop body's).
+            if self.outer != "loop":
+                lines.append(ind + "r += v_%d;" % k)
+        lines.append(ind + "r += (long)b;")
+        if "goto" in self.exits:
+            lines += ["out:"]
+        ret = {"str": "return s;", "chr": "return c;", "int": "return r;"}[rt]
+        if rt != "int":
+            lines.append(ind + "if (r < 0)")
+            lines.append(ind + "    %s = %s;" % ("s" if rt == "str" else "c", '"neg"' if rt == "str" else "'m'"))
+        lines.append(ind + ret)
+        lines.append("}")
+        if self.threaded:
+            stats["threaded"] += 1
+        return "\n".join(lines) + "\n"
+
+    def call(self, i, b):
+        return HASH[self.rtype] % ("f_%d(%s, %s)" % (self.k, i, b))
+
+
+class Program:
+    """A legacy program: its sections (one function each) and its flags; render() writes the
+    text for any subset of the sections (the reduction drops sections)."""
+
+    def __init__(self, seed, n_sections, avoid=()):
+        rng = random.Random(seed)
+        self.seed = seed
+        self.avoid = sorted(avoid)
+        self.sections = [Section(k, rng, avoid) for k in range(rng.randint(max(1, n_sections - 3),
+                                                                          n_sections))]
+        self.std = rng.choice(["gnu89", "gnu99", "gnu11", "gnu11"])
+        self.cflags = ["-std=" + self.std]
+        self.iterations = ITERATIONS
+
+    def describe(self, function):
+        """The shape of the section in `function` (f_<k>), or None."""
+        try:
+            return self.sections[int(function.split("_")[1])].shape()
+        except (IndexError, ValueError):
+            return "helper function %s" % function
+
+    def helpers(self, keep):
+        need = set()
+        for k in keep:
+            need |= self.sections[k].helpers()
+        return [h for h in HELPERS if h in need]
+
+    def rewrite_for(self, keep):
+        lock, unlock = [], []
+        for h in self.helpers(keep):
+            if h in WRAPPERS and WRAPPERS[h][0] not in lock:
+                lock.append(WRAPPERS[h][0])
+                unlock.append(WRAPPERS[h][1])
+        # One option per wrapper: rcl-rewrite takes `--lock-fn=a,b` as one name, "a,b".
+        return ["--lock-fn=" + f for f in lock] + ["--unlock-fn=" + f for f in unlock]
+
+    @property
+    def rewrite_args(self):
+        # The harness rewrites what render() wrote last (the reduction renders subsets).
+        return self.rewrite_for(self._keep)
+
+    def render(self, keep=None):
+        keep = list(range(len(self.sections))) if keep is None else sorted(keep)
+        self._keep = keep
+        stats = collections.Counter()
+        secs = [self.sections[k] for k in keep]
+        opts = " ".join(self.rewrite_for(keep))
+        out = ["/* legacy-gen.py seed %d%s, -std=%s%s */" % (
+            self.seed, " --avoid " + ",".join(self.avoid) if self.avoid else "", self.std,
+            ", rcl-rewrite " + opts if opts else ""),
+               "#include <pthread.h>", "#include <stdio.h>", "#include <stdlib.h>",
+               "#include <string.h>", ""]
+        for h in self.helpers(keep):
+            out.append(HELPERS[h])
+        out.append("static unsigned long hash_str(const char *s)\n{\n    unsigned long h = 5381;\n"
+                   "    while (*s)\n        h = h * 33 + (unsigned char)*s++;\n    return h;\n}\n")
+        for s in secs:
+            out.append(s.globals())
+        for s in secs:
+            out.append(s.function(stats))
+        threaded = [s for s in secs if s.threaded]
+        out.append("static pthread_barrier_t start;\n\n"
+                   "static void *worker(void *arg)\n{\n    unsigned long *sum = arg;\n    int i;\n"
+                   "    pthread_barrier_wait(&start);\n"
+                   "    for (i = 0; i < %d; i++) {\n" % self.iterations
+                   + "".join("        *sum += %s;\n" % s.call("i & 15", "(long)i") for s in threaded)
+                   + "    }\n    return NULL;\n}\n")
+        main = ["int main(void)", "{", "    unsigned long crc = 0, sums[2] = {0, 0};",
+                "    pthread_t t[2];", "    int i;", "    for (i = 0; i < 16; i++) {"]
+        for s in secs:
+            main.append("        crc = crc * 31 + %s;" % s.call("i", "(long)i * 3"))
+        main += ["    }",
+                 "    pthread_barrier_init(&start, NULL, 2);",
+                 "    for (i = 0; i < 2; i++)",
+                 "        if (pthread_create(&t[i], NULL, worker, &sums[i]) != 0)",
+                 "            abort();",
+                 "    for (i = 0; i < 2; i++)",
+                 "        pthread_join(t[i], NULL);",
+                 "    crc = crc * 31 + sums[0] + sums[1];",
+                 '    printf("checksum = %016lx\\n", crc);']
+        for s in secs:
+            main.append('    printf("%s = %%lu\\n", %s);' % (s.counter(), s.counter()))
+        main += ["    return 0;", "}", ""]
+        out += main
+        return "\n".join(out), stats
+
+
+class LegacyGenerator:
+    name = "legacy-diff"
+
+    def add_arguments(self, ap):
+        ap.add_argument("--print", type=int, metavar="SEED",
+                        help="print the program of SEED (its first line names the rewriter "
+                             "options it needs) and exit")
+        ap.add_argument("--avoid", default="",
+                        help="comma-separated known faults not to write: 'register' (a written "
+                             "or hoisted register variable loses the keyword), 'return-literal' "
+                             "(no return after an unlock ends in a string or character literal), "
+                             "'checked-unlock' (written as a (void) cast: refused with a false "
+                             "reason); 'known' for all three")
+
+    def handle(self, args):
+        if args.print is None:
+            return False
+        text, _ = Program(args.print, args.sections, avoided(args)).render()
+        sys.stdout.write(text)
+        return True
+
+    def program(self, seed, base, args):
+        return Program(seed, args.sections, avoided(args))
+
+
+KNOWN_FAULTS = ("register", "return-literal", "checked-unlock")
+
+
+def avoided(args):
+    avoid = {a.strip() for a in args.avoid.split(",") if a.strip()}
+    if "known" in avoid:
+        avoid = (avoid - {"known"}) | set(KNOWN_FAULTS)
+    unknown = avoid - set(KNOWN_FAULTS)
+    if unknown:
+        sys.exit("legacy-gen.py: --avoid: unknown %s" % ", ".join(sorted(unknown)))
+    return avoid
+
+
+def main():
+    return difftest.main(LegacyGenerator(), __doc__.split("\n")[0],
+                         default_modes="delegate,adaptive,local", shapes_label="shapes placed")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -34,6 +34,9 @@
 # reached it says so and exits 0 (nothing to measure). Exit status: 1 when a package of this
 # run has a fault (a file compiled unchanged, a rewriter or rcl-cc crash, a converted build or
 # suite that fails where the original passes), 2 for a usage error, 0 otherwise.
+# The whole script is one brace group, read before it runs: editing the file (a package's
+# commands live elsewhere, but still) does not change a run in progress.
+{
 set -uo pipefail
 E2E=$(cd "$(dirname "$0")" && pwd)
 CORPUS=$E2E/corpus
@@ -42,7 +45,7 @@ WORK=${RCL_CORPUS_DIR:-/tmp/rcl-corpus}
 JOBS=2
 ONLY="" QUICK=0 DRY=0 LIST=0 FORCE=0 NOTEST=0 SUMMARY_ONLY=0
 
-usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,/^# The whole script/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
         --list) LIST=1 ;;
@@ -241,7 +244,15 @@ run_package() (
         [ "$tree" != rcl ] || printf '%b\n' "all${RCL_CONF:+\n$RCL_CONF}" >"$D/rcl/.rcl-cc.conf"
         cd "$D/$tree" || return 1
         t0=$(now)
-        (export CC=$2 JOBS; eval "$CONFIGURE") >"$D/$tree-configure.log" 2>&1
+        (export CC=$2 JOBS
+         # Debian's patches that touch configure.ac or a Makefile.am leave the generated files
+         # older: make would rerun automake (another version) and fail. Regenerate them first.
+         if [ -x configure ] && [ -f configure.ac ] && [ "$CONFIGURE" = "${CONFIGURE#*autoreconf}" ] &&
+             [ -n "$(find . \( -name configure.ac -o -name Makefile.am -o -name '*.m4' \) -newer configure -print -quit)" ]; then
+             echo "corpus: autotools inputs newer than configure: autoreconf -fi"
+             autoreconf -fi || exit 1
+         fi
+         eval "$CONFIGURE") >"$D/$tree-configure.log" 2>&1
         st=$?
         t1=$(now)
         if [ $st = 0 ]; then
@@ -299,3 +310,4 @@ if [ $DRY = 0 ]; then
     echo "corpus: $N package(s) in $(elapsed "$t_start" "$(now)") s; summary in $WORK/summary.md and $WORK/summary.json"
 fi
 exit $status
+}

@@ -3,5 +3,5 @@
 # test/testall (make check), about a minute.
 RCL_CONF='lock-fn=apr_thread_mutex_lock\nunlock-fn=apr_thread_mutex_unlock'
 TEST_CMD='make check'
-FAILED_CMD='sed -n "s/^\(test[a-z_0-9]*\) *: *FAILED.*/\1/p; s/^\(test[a-z_0-9]*\) *:.*Line [0-9]*.*/\1/p"'
+FAILED_CMD='sed -n "s/^\(test[a-z_0-9]*\) *: *.*FAILED.*/\1/p; s/^\(test[a-z_0-9]*\) *[0-9][0-9]* *[0-9][0-9]* *[0-9.]*%.*/\1/p"'
 TEST_TIMEOUT=300

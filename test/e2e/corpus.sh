@@ -246,11 +246,12 @@ run_package() (
         t0=$(now)
         (export CC=$2 JOBS
          # Debian's patches that touch configure.ac or a Makefile.am leave the generated files
-         # older: make would rerun automake (another version) and fail. Regenerate them first.
-         if [ -x configure ] && [ -f configure.ac ] && [ "$CONFIGURE" = "${CONFIGURE#*autoreconf}" ] &&
+         # older: make would rerun automake (another version) and fail. Regenerate them first
+         # (unless the package's CONFIGURE runs autoconf, autoreconf or autogen.sh itself).
+         if [ -x configure ] && [ -f configure.ac ] && [ "$CONFIGURE" = "${CONFIGURE#*auto}" ] &&
              [ -n "$(find . \( -name configure.ac -o -name Makefile.am -o -name '*.m4' \) -newer configure -print -quit)" ]; then
              echo "corpus: autotools inputs newer than configure: autoreconf -fi"
-             autoreconf -fi || exit 1
+             autoreconf -fi || echo "corpus: autoreconf failed: configuring as shipped"
          fi
          eval "$CONFIGURE") >"$D/$tree-configure.log" 2>&1
         st=$?

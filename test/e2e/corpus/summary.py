@@ -35,6 +35,8 @@ CRASH = re.compile(r"PLEASE submit a bug report|Stack dump:|rcl-rewrite: interna
 def normalize(reason):
     """A refusal reason without the names and numbers of one place, for ranking."""
     reason = re.sub(r"'[^']*'", "'_'", reason)
+    reason = re.sub(r"^the result of \S+ is used", "the result of _ is used", reason)
+    reason = re.sub(r" \([^() ]+:\d+\)$", "", reason)  # where a callee does it
     reason = re.sub(r"\b\d+\b", "N", reason)
     return reason
 

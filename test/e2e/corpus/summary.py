@@ -116,6 +116,9 @@ def package(pkg_dir, out):
         r["faults"].append("%d rcl-cc traceback(s)" % tracebacks)
     if r.get("orig", {}).get("status") == 0 and r.get("rcl", {}).get("status", 0) != 0:
         r["faults"].append("the converted build failed (the original builds)")
+    if r.get("rcl", {}).get("status") == 0 and tus == 0:
+        r["faults"].append("no translation unit went through rcl-cc (the build ignored CC; "
+                           "not rcl's fault: fix the package's commands)")
     if r.get("orig", {}).get("status", 0) != 0:
         r["faults"].append("the original did not build (not rcl's fault; no comparison)")
     # Suites.

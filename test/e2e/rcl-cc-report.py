@@ -11,7 +11,8 @@ translation unit fell back to the original), then the refusals by reason, most f
 a file compiled twice (libtool's PIC and non-PIC objects, memcached and memcached-debug, a
 static and a shared library) is one set of sections. A section refused in one compile and
 converted in another (a different -D, or `rcl build`'s second pass) counts as converted; of two
-refusals the later compile's reason counts.
+refusals the later compile's reason counts. test/e2e/corpus/summary.py imports collect() from
+here.
 """
 import collections
 import json
@@ -19,16 +20,16 @@ import os
 import sys
 
 
-def main(argv):
-    if len(argv) < 3:
-        sys.exit(__doc__)
-    name, directory, per_file = argv[1], argv[2], "--files" in argv[3:]
+def collect(directory):
+    """The sections of every report in DIRECTORY, each once: {(file, line, column): (status,
+    reason)}, and the reports' count (one per translation unit compiled)."""
     status = {}  # (file, line, column) -> (status, reason)
     rank = {"converted": 2, "not-compiled": 1, "refused": 0}
     # Oldest first: of two compiles with the same outcome the later one tells why (`rcl build`'s
     # second pass refuses for a callee's hazard what its first refused as waiting for facts).
     entries = sorted(os.listdir(directory),
-                     key=lambda e: (os.path.getmtime(os.path.join(directory, e)), e))
+                     key=lambda e: (os.path.getmtime(os.path.join(directory, e)), e)) \
+        if os.path.isdir(directory) else []
     for entry in entries:
         with open(os.path.join(directory, entry)) as f:
             report = json.load(f)
@@ -40,6 +41,14 @@ def main(argv):
                     continue
                 if key not in status or rank[new[0]] >= rank[status[key][0]]:
                     status[key] = new
+    return status, len(entries)
+
+
+def main(argv):
+    if len(argv) < 3:
+        sys.exit(__doc__)
+    name, directory, per_file = argv[1], argv[2], "--files" in argv[3:]
+    status, _ = collect(directory)
     counts = collections.Counter(st for st, _ in status.values())
     reasons = collections.Counter(r for st, r in status.values() if st == "refused")
     line = "%s: %d critical sections converted, %d refused" % (

@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""Results of test/e2e/corpus.sh.
+
+    summary.py package PKG_DIR RESULT_JSON   one package's result from what corpus.sh left in
+                                             PKG_DIR (facts.env, reports/, the logs); prints a
+                                             line; exit 1 when the package has a fault
+    summary.py summary WORK                  WORK/summary.json and WORK/summary.md from
+                                             WORK/results/*.json; prints the Markdown
+
+A package's faults: a translation unit compiled unchanged (rcl-cc's "compiled it unchanged"
+warning, a report with "error"), a crash of rcl-rewrite (a stack dump, an internal error, a
+signal) or of rcl-cc (a Python traceback), a converted build that fails where the original
+builds, a suite run in a mode that fails a test the original passes (or fails where the
+original passes, when the suite names no tests).
+"""
+import collections
+import glob
+import importlib.util
+import json
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+_spec = importlib.util.spec_from_file_location(
+    "rcl_cc_report", os.path.join(HERE, "..", "rcl-cc-report.py"))
+rcl_cc_report = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(rcl_cc_report)
+
+MODES = ("delegate", "adaptive", "local")
+CRASH = re.compile(r"PLEASE submit a bug report|Stack dump:|rcl-rewrite: internal error|"
+                   r"Segmentation fault|Aborted|core dumped|LLVM ERROR|Assertion .* failed")
+
+
+def normalize(reason):
+    """A refusal reason without the names and numbers of one place, for ranking."""
+    reason = re.sub(r"'[^']*'", "'_'", reason)
+    reason = re.sub(r"^the result of \S+ is used", "the result of _ is used", reason)
+    reason = re.sub(r" \([^() ]+:\d+\)$", "", reason)  # where a callee does it
+    reason = re.sub(r"\b\d+\b", "N", reason)
+    return reason
+
+
+def read_facts(path):
+    facts = {}
+    if os.path.exists(path):
+        for line in open(path, errors="replace"):
+            if "=" in line:
+                k, v = line.rstrip("\n").split("=", 1)
+                facts.setdefault(k, v) if k != "fault" else facts.setdefault("faults", []).append(v)
+    return facts
+
+
+def read(path):
+    try:
+        return open(path, errors="replace").read()
+    except OSError:
+        return ""
+
+
+def fallbacks_of(log):
+    """rcl-cc's 'compiled it unchanged' warnings: (file, why, first line of the details)."""
+    out = []
+    lines = log.splitlines()
+    for i, line in enumerate(lines):
+        m = re.match(r"rcl-cc: warning: (.*?): (rcl-rewrite failed|the rewritten file did not "
+                     r"compile); compiled it unchanged", line)
+        if m:
+            detail = next((l.strip() for l in lines[i + 1:i + 40]
+                           if re.search(r"error|Stack dump|internal error|PLEASE", l)), "")
+            out.append({"file": m.group(1), "why": m.group(2), "detail": detail[:300]})
+    return out
+
+
+def package(pkg_dir, out):
+    f = read_facts(os.path.join(pkg_dir, "facts.env"))
+    r = {"name": f.get("name", os.path.basename(pkg_dir)), "source": f.get("source"),
+         "version": f.get("version"), "rcl_conf": f.get("rcl_conf"),
+         "commands": {k: f.get(k) for k in ("configure", "build_cmd", "test_cmd")},
+         "faults": list(f.get("faults", []))}
+    for tree in ("orig", "rcl"):
+        if tree + "_status" in f:
+            r[tree] = {"status": int(f[tree + "_status"]),
+                       "configure_s": float(f[tree + "_configure_s"]),
+                       "build_s": float(f[tree + "_build_s"])}
+    status, tus = rcl_cc_report.collect(os.path.join(pkg_dir, "reports"))
+    counts = collections.Counter(st for st, _ in status.values())
+    reasons = collections.Counter(normalize(rs) for st, rs in status.values() if st == "refused")
+    errors = []
+    for path in sorted(glob.glob(os.path.join(pkg_dir, "reports", "*.json"))):
+        try:
+            rep = json.load(open(path))
+        except ValueError:
+            continue
+        if rep.get("error"):
+            errors.append({"report": os.path.basename(path), "error": rep["error"]})
+    log = read(os.path.join(pkg_dir, "rcl-build.log"))
+    fb = fallbacks_of(log)
+    crashes = [x for x in fb if CRASH.search(x["detail"])]
+    crash_lines = sorted(set(l.strip() for l in log.splitlines() if CRASH.search(l)))
+    tracebacks = log.count("Traceback (most recent call last)")
+    r.update({"translation_units": tus,
+              "sections": len(status), "converted": counts["converted"],
+              "refused": counts["refused"], "not_compiled": counts["not-compiled"],
+              "refusals": dict(reasons.most_common()),
+              "fallbacks": fb, "fallback_reports": errors,
+              "rewriter_crashes": len(crashes) or (1 if crash_lines and fb else 0),
+              "crash_lines": crash_lines[:20], "rcl_cc_crashes": tracebacks})
+    if "orig" in r and "rcl" in r and r["orig"]["build_s"] > 0:
+        r["build_ratio"] = round(r["rcl"]["build_s"] / r["orig"]["build_s"], 2)
+    if fb or errors:
+        r["faults"].append("%d file(s) compiled unchanged" % max(len(fb), len(errors)))
+    if r["rewriter_crashes"]:
+        r["faults"].append("%d rcl-rewrite crash(es)" % r["rewriter_crashes"])
+    if tracebacks:
+        r["faults"].append("%d rcl-cc traceback(s)" % tracebacks)
+    if r.get("orig", {}).get("status") == 0 and r.get("rcl", {}).get("status", 0) != 0:
+        r["faults"].append("the converted build failed (the original builds)")
+    if r.get("rcl", {}).get("status") == 0 and tus == 0:
+        r["faults"].append("no translation unit went through rcl-cc (the build ignored CC; "
+                           "not rcl's fault: fix the package's commands)")
+    if r.get("orig", {}).get("status", 0) != 0:
+        r["faults"].append("the original did not build (not rcl's fault; no comparison)")
+    # Suites.
+    if "test_orig_status" in f:
+        def failed(run):
+            p = os.path.join(pkg_dir, "test-%s.failed" % run)
+            return sorted(set(read(p).split()))
+        base = failed("orig")
+        r["suite"] = {"orig": {"status": int(f["test_orig_status"]), "failed": base,
+                               "seconds": float(f["test_orig_s"])}}
+        for m in MODES:
+            if "test_%s_status" % m not in f:
+                continue
+            st, names = int(f["test_%s_status" % m]), failed(m)
+            new = [t for t in names if t not in base]
+            differs = bool(new) or (st != 0 and r["suite"]["orig"]["status"] == 0)
+            r["suite"][m] = {"status": st, "failed": names, "new_failures": new,
+                             "same_as_original": not differs, "seconds": float(f["test_%s_s" % m])}
+            if differs:
+                r["faults"].append("suite in RCL_MODE=%s: %s" % (
+                    m, ("new failures: " + " ".join(new[:10])) if new else
+                    "exit status %d, original 0%s" % (st, " (timeout)" if st in (124, 137) else "")))
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "w") as fo:
+        json.dump(r, fo, indent=2)
+        fo.write("\n")
+    real = [x for x in r["faults"] if "not rcl's fault" not in x]
+    print("%d TUs, %d sections: %d converted, %d refused, %d not compiled; build %s s -> %s s%s%s; %s" % (
+        tus, len(status), counts["converted"], counts["refused"], counts["not-compiled"],
+        r.get("orig", {}).get("build_s", "-"), r.get("rcl", {}).get("build_s", "-"),
+        " (%.2fx)" % r["build_ratio"] if "build_ratio" in r else "",
+        "; suite: " + suite_text(r) if "suite" in r else "",
+        "faults: " + "; ".join(r["faults"]) if r["faults"] else "no fault"))
+    return 1 if real else 0
+
+
+def suite_text(r):
+    s = r.get("suite")
+    if not s:
+        return "-"
+    o = s["orig"]
+    parts = ["orig %s%s" % ("pass" if o["status"] == 0 else "exit %d" % o["status"],
+                            " (%d failed)" % len(o["failed"]) if o["failed"] else "")]
+    for m in MODES:
+        if m in s:
+            parts.append("%s %s" % (m, "same" if s[m]["same_as_original"] else "DIFFERS"))
+    return ", ".join(parts)
+
+
+def summary(work):
+    results = []
+    for path in sorted(glob.glob(os.path.join(work, "results", "*.json"))):
+        results.append(json.load(open(path)))
+    order = []
+    listing = os.path.join(HERE, "packages.txt")
+    for line in open(listing):
+        line = line.split("#")[0].split()
+        if line:
+            order.append(line[0])
+    results.sort(key=lambda r: order.index(r["name"]) if r["name"] in order else 999)
+    built = [r for r in results if r.get("orig", {}).get("status") == 0 and "rcl" in r]
+    tot = collections.Counter()
+    reasons = collections.Counter()
+    reason_pkgs = collections.defaultdict(set)
+    for r in results:
+        for k in ("translation_units", "sections", "converted", "refused", "not_compiled",
+                  "rewriter_crashes", "rcl_cc_crashes"):
+            tot[k] += r.get(k, 0)
+        tot["fallbacks"] += max(len(r.get("fallbacks", [])), len(r.get("fallback_reports", [])))
+        for reason, n in r.get("refusals", {}).items():
+            reasons[reason] += n
+            reason_pkgs[reason].add(r["name"])
+    orig_s = sum(r["orig"]["build_s"] for r in built if r["rcl"]["status"] == 0)
+    rcl_s = sum(r["rcl"]["build_s"] for r in built if r["rcl"]["status"] == 0)
+    suites = [r for r in results if "suite" in r]
+    doc = {"packages": len(results), "built": len(built), "totals": dict(tot),
+           "build_seconds": {"original": round(orig_s, 1), "rcl_cc": round(rcl_s, 1),
+                             "ratio": round(rcl_s / orig_s, 2) if orig_s else None},
+           "suites_run": len(suites),
+           "suites_same_in_every_mode": sum(all(v.get("same_as_original", True)
+                                                for v in r["suite"].values()) for r in suites),
+           "refusal_reasons": [{"reason": k, "sections": n, "packages": sorted(reason_pkgs[k])}
+                               for k, n in reasons.most_common()],
+           "faults": {r["name"]: r["faults"] for r in results if r["faults"]},
+           "results": results}
+    with open(os.path.join(work, "summary.json"), "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+    md = ["| package | version | TUs | sections | converted | refused | fallen back | crashes "
+          "| build s (clang-19) | build s (rcl-cc) | ratio | suite (orig; delegate, adaptive, local) |",
+          "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
+    for r in results:
+        fbn = max(len(r.get("fallbacks", [])), len(r.get("fallback_reports", [])))
+        md.append("| %s | %s | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s |" % (
+            r["name"], r.get("version") or "-", r.get("translation_units", 0),
+            r.get("sections", 0), r.get("converted", 0), r.get("refused", 0), fbn,
+            r.get("rewriter_crashes", 0) + r.get("rcl_cc_crashes", 0),
+            fmt_s(r, "orig"), fmt_s(r, "rcl"),
+            "%.2fx" % r["build_ratio"] if "build_ratio" in r else "-", suite_text(r)))
+    md.append("| **total** (%d packages) | | %d | %d | %d | %d | %d | %d | %.0f | %.0f | %s | %d run, %d same in every mode |" % (
+        len(results), tot["translation_units"], tot["sections"], tot["converted"], tot["refused"],
+        tot["fallbacks"], tot["rewriter_crashes"] + tot["rcl_cc_crashes"], orig_s, rcl_s,
+        "%.2fx" % (rcl_s / orig_s) if orig_s else "-", len(suites),
+        doc["suites_same_in_every_mode"]))
+    md += ["", "Refusal reasons over the corpus (names replaced by `_`), most frequent first:", "",
+           "| sections | packages | reason |", "|--:|--:|---|"]
+    for e in doc["refusal_reasons"]:
+        md.append("| %d | %d | %s |" % (e["sections"], len(e["packages"]),
+                                        e["reason"].replace("|", "\\|")))
+    if doc["faults"]:
+        md += ["", "Faults:", ""]
+        for name, faults in doc["faults"].items():
+            md.append("- %s: %s" % (name, "; ".join(faults)))
+    text = "\n".join(md) + "\n"
+    with open(os.path.join(work, "summary.md"), "w") as f:
+        f.write(text)
+    print(text, end="")
+    return 0
+
+
+def fmt_s(r, tree):
+    t = r.get(tree)
+    if not t:
+        return "-"
+    return "%.0f" % t["build_s"] if t["status"] == 0 else "%.0f (failed)" % t["build_s"]
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "package":
+        sys.exit(package(sys.argv[2], sys.argv[3]))
+    if len(sys.argv) == 3 and sys.argv[1] == "summary":
+        sys.exit(summary(sys.argv[2]))
+    sys.exit(__doc__)

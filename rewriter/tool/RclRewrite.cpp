@@ -416,9 +416,10 @@ int main(int argc, const char **argv) {
 
     // Never write a file that does not compile: each rewritten main file is checked with its
     // own compile command first; one that fails stays as it was, its sections count as not
-    // converted, and the exit status says that the tool was at fault.
+    // converted, and the exit status says that the tool was at fault. A dry run writes nothing
+    // and skips it (one parse fewer for a report).
     bool Faulty = false;
-    if (!NoCompileCheck && !Rewritten.empty()) {
+    if (!NoCompileCheck && !DryRun && !Rewritten.empty()) {
         std::string Include = rcl::rclIncludeDir(argv[0], reinterpret_cast<void *>(&main),
 #ifdef RCL_SOURCE_INCLUDE_DIR
                                                  RCL_SOURCE_INCLUDE_DIR

@@ -2,6 +2,7 @@
 #include "CalleeFacts.h"
 #include "StmtWalk.h"
 
+#include "clang/Lex/Lexer.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -56,6 +57,17 @@ static std::optional<std::string> threadIdentityReason(const CallExpr *Call, boo
         Name == "sigpending" || Name == "sigaltstack" || Name == "raise" || Name == "pause" ||
         Name == "sighold" || Name == "sigrelse" || Name == "sigpause" || Name == "siginterrupt")
         return std::string("changes or uses the calling thread's signal state");
+    // glibc's pthread_cleanup_push is a macro that calls __sigsetjmp: name what the user wrote.
+    if (Name == "__sigsetjmp" || Name == "_setjmp" || Name == "setjmp")
+        for (SourceLocation Loc = Call->getBeginLoc(); Loc.isMacroID();) {
+            const SourceManager &SM = Callee->getASTContext().getSourceManager();
+            if (Lexer::getImmediateMacroName(Loc, SM, Callee->getASTContext().getLangOpts()) ==
+                "pthread_cleanup_push")
+                return std::string("uses pthread_cleanup_push/pop, whose handlers are the calling "
+                                   "thread's (run at its cancellation, with a jump buffer that "
+                                   "would live on the server's stack)");
+            Loc = SM.getImmediateMacroCallerLoc(Loc);
+        }
     if (Name == "longjmp" || Name == "_longjmp" || Name == "siglongjmp" ||
         (!InCallee &&
          (Name == "setjmp" || Name == "_setjmp" || Name == "sigsetjmp" || Name == "__sigsetjmp")))

@@ -8,7 +8,7 @@
 // from any of its parameters: wrapper-mutex-through-body.c.
 // RUN: %rcl-rewrite --all --lock-fn=call_lock --unlock-fn=call_unlock --lock-fn=late_lock --unlock-fn=late_unlock %s -- %rcl_cflags > %t.c 2> %t.err
 // Nothing else changes, but for late_lock/late_unlock's mutex getter (for other files' sections):
-// RUN: sed '/^void late_unlock/s| extern __attribute__((visibility("hidden"))) pthread_mutex_t \*rcl_mutex_of_9late_lock11late_unlock(.*\*/$||' %t.c | cmp %s -
+// RUN: sed '/^void late_unlock/s# extern __attribute__((visibility("hidden"))) pthread_mutex_t \*rcl_mutex_of_9late_lock11late_unlock(.*\*/$##' %t.c | cmp %s -
 // RUN: FileCheck %s --check-prefix=GETTER < %t.c
 // RUN: FileCheck %s < %t.err
 #include <pthread.h>

@@ -31,7 +31,8 @@
 #
 # Runs every build under nice -n 19 (the bench shares its machine). Needs root for apt-get
 # (deb-src is enabled as test/e2e/debian-source.sh does). When the Debian archive cannot be
-# reached it says so and exits 0 (nothing to measure). Exit status: 1 when a package of this
+# reached it says so and exits 0 (nothing to measure; RCL_CORPUS_ARCHIVE=URL names the mirror
+# checked instead of the first of the apt sources). Exit status: 1 when a package of this
 # run has a fault (a file compiled unchanged, a rewriter or rcl-cc crash, a converted build or
 # suite that fails where the original passes), 2 for a usage error, 0 otherwise.
 # The whole script is one brace group, read before it runs: editing the file (a package's
@@ -119,7 +120,7 @@ archive_reachable() {
     local uri
     uri=$(awk '/^URIs:/ { print $2; exit } /^deb(-src)? / { print $2; exit }' \
         /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null | head -1)
-    uri=${uri:-http://deb.debian.org/debian}
+    uri=${RCL_CORPUS_ARCHIVE:-${uri:-http://deb.debian.org/debian}}
     python3 - "$uri" <<'PY'
 import sys, urllib.request
 try:

@@ -47,6 +47,24 @@ bool isMutexPointer(QualType T) {
     return false;
 }
 
+const Expr *failureTest(const Stmt *S) {
+    const auto *If = dyn_cast_or_null<IfStmt>(S);
+    if (!If || If->getElse() || If->getInit() || If->getConditionVariable()) return nullptr;
+    // The branch is dropped: a label in it (a goto's target, a case) would go with it.
+    bool Labels = false;
+    walk(If->getThen(), [&](const Stmt *N) { Labels |= isa<LabelStmt, SwitchCase>(N); });
+    if (Labels) return nullptr;
+    const Expr *Cond = If->getCond()->IgnoreParenImpCasts();
+    if (const auto *Ne = dyn_cast<BinaryOperator>(Cond); Ne && Ne->getOpcode() == BO_NE) {
+        const Expr *L = Ne->getLHS()->IgnoreParenImpCasts(),
+                   *R = Ne->getRHS()->IgnoreParenImpCasts();
+        const auto *Zero = dyn_cast<IntegerLiteral>(isa<IntegerLiteral>(L) ? L : R);
+        if (!Zero || Zero->getValue() != 0) return nullptr;
+        Cond = isa<IntegerLiteral>(L) ? R : L;
+    }
+    return Cond;
+}
+
 namespace {
 
 /// The pthread call `Expected` that statement S of a wrapper's body performs: `op(E);`,
@@ -58,18 +76,8 @@ const CallExpr *operationStatement(const Stmt *S, StringRef Expected, const VarD
     const Expr *E = nullptr;
     if (const auto *Return = dyn_cast_or_null<ReturnStmt>(S))
         E = Return->getRetValue();
-    else if (const auto *If = dyn_cast_or_null<IfStmt>(S)) {
-        bool Labels = false;
-        walk(If->getThen(), [&](const Stmt *N) { Labels |= isa<LabelStmt, SwitchCase>(N); });
-        if (If->getElse() || If->getInit() || If->getConditionVariable() || Labels) return nullptr;
-        E = If->getCond()->IgnoreParenImpCasts();
-        if (const auto *Ne = dyn_cast<BinaryOperator>(E); Ne && Ne->getOpcode() == BO_NE) {
-            const Expr *L = Ne->getLHS()->IgnoreParenImpCasts(),
-                       *R = Ne->getRHS()->IgnoreParenImpCasts();
-            const auto *Zero = dyn_cast<IntegerLiteral>(isa<IntegerLiteral>(L) ? L : R);
-            if (!Zero || Zero->getValue() != 0) return nullptr;
-            E = isa<IntegerLiteral>(L) ? R : L;
-        }
+    else if (isa_and_nonnull<IfStmt>(S)) {
+        if (!(E = failureTest(S))) return nullptr;
     } else if (const auto *Decl = dyn_cast_or_null<DeclStmt>(S)) {
         const auto *Var = Decl->isSingleDecl() ? dyn_cast<VarDecl>(Decl->getSingleDecl()) : nullptr;
         if (!Var || !Var->hasLocalStorage() || Var->isStaticLocal() || !Var->getInit() ||
@@ -591,11 +599,9 @@ const CallExpr *LockApi::checkedOperationStatement(const Stmt *S) const {
         S = Only;
     }
     const CallExpr *Call = nullptr;
-    if (const auto *If = dyn_cast_or_null<IfStmt>(S)) {
-        bool Labels = false;
-        walk(If->getThen(), [&](const Stmt *N) { Labels |= isa<LabelStmt, SwitchCase>(N); });
-        if (If->getElse() || If->getInit() || If->getConditionVariable() || Labels) return nullptr;
-        Call = testedCall(If->getCond(), false, Locals);
+    if (isa_and_nonnull<IfStmt>(S)) {
+        const Expr *Test = failureTest(S);
+        Call = Test ? testedCall(Test, false, Locals) : nullptr;
     } else if (const auto *E = dyn_cast_or_null<Expr>(S)) {
         const auto *Logic = dyn_cast<BinaryOperator>(bare(E));
         if (Logic && Logic->getOpcode() == BO_LAnd)

@@ -24,25 +24,6 @@ bool isNoReturnCall(const Stmt *S) {
 
 } // namespace
 
-const Expr *SectionFinder::failureTest(const Stmt *S) const {
-    // `if (E) fail;` or `if (E != 0) fail;` with no else: the branch runs only when E, a lock's
-    // result, says the lock failed.
-    const auto *If = dyn_cast_or_null<IfStmt>(S);
-    if (!If || If->getElse() || If->getInit() || If->getConditionVariable()) return nullptr;
-    const Expr *Cond = If->getCond()->IgnoreParenImpCasts();
-    if (const auto *Ne = dyn_cast<BinaryOperator>(Cond); Ne && Ne->getOpcode() == BO_NE) {
-        const Expr *L = Ne->getLHS()->IgnoreParenImpCasts(),
-                   *R = Ne->getRHS()->IgnoreParenImpCasts();
-        const auto *Zero = dyn_cast<IntegerLiteral>(isa<IntegerLiteral>(L) ? L : R);
-        if (!Zero || Zero->getValue() != 0) return nullptr;
-        Cond = isa<IntegerLiteral>(L) ? R : L;
-    }
-    // The branch is dropped: a label in it (a goto's target, a case) would go with it.
-    bool Labels = false;
-    walk(If->getThen(), [&](const Stmt *N) { Labels |= isa<LabelStmt, SwitchCase>(N); });
-    return Labels ? nullptr : Cond;
-}
-
 void SectionFinder::storeSuccess(CriticalSection &CS, const Stmt *LockStmt, const VarDecl *Var) {
     if (const auto *Decl = dyn_cast<DeclStmt>(LockStmt)) {
         // `int rc = pthread_mutex_lock(&m);` -> `int rc = 0;`
@@ -71,17 +52,16 @@ const CallExpr *SectionFinder::checkedUnlock(const Stmt *S) const {
 void SectionFinder::noteDroppedCheck(CriticalSection &CS, const CallExpr *Call,
                                      const VarDecl *Stored) const {
     bool Lock = Api.classify(Call) == LockOp::Lock;
-    CS.Notes.push_back(
-        {"drops the check of " + Call->getDirectCallee()->getNameAsString() + "'s result (line " +
-             std::to_string(Text.line(Text.expansionOffset(Call->getBeginLoc()).value_or(0))) +
-             "): a delegated " + (Lock ? "lock" : "unlock") +
-             " does not fail the way a plain one can (the runtime " +
-             (Lock ? "takes" : "releases") +
-             " the mutex itself), so only the success path remains" +
-             (Stored ? "; '" + Stored->getNameAsString() +
-                           "' is set to 0, what a successful lock returns"
-                     : std::string()),
-         Call->getBeginLoc()});
+    CS.Notes.push_back({"drops the check of " + Call->getDirectCallee()->getNameAsString() +
+                            "'s result (line " + std::to_string(lineOf(Call->getBeginLoc())) +
+                            "): a delegated " + (Lock ? "lock" : "unlock") +
+                            " does not fail the way a plain one can (the runtime " +
+                            (Lock ? "takes" : "releases") +
+                            " the mutex itself), so only the success path remains" +
+                            (Stored ? "; '" + Stored->getNameAsString() +
+                                          "' is set to 0, what a successful lock returns"
+                                    : std::string()),
+                        Call->getBeginLoc()});
 }
 
 const CallExpr *SectionFinder::storedLock(const Stmt *S, const VarDecl *&Var) const {
@@ -154,10 +134,13 @@ bool SectionFinder::resultUsed(const CallExpr *Call) const {
     return true; // the initializer of a declaration
 }
 
+unsigned SectionFinder::lineOf(SourceLocation Loc) const {
+    return Text.line(Text.expansionOffset(Loc).value_or(0));
+}
+
 std::string SectionFinder::insideMacro(SourceLocation Loc) const {
     std::string Note = macroNote(Loc);
     if (Note.empty()) return "the critical section is written inside a macro expansion";
-    // " (in macro 'M')" -> "'M'": the macro the tool would have to edit.
     return "the critical section is written inside a macro expansion" + Note +
            ", whose definition the tool does not edit (write the section out where the macro "
            "is used, or make the macro call a function that holds it)";
@@ -609,16 +592,14 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
     if (!CS.Mutex.Remote.empty())
         for (const CallExpr *U : Unlocks)
             if (!sameCall(U, CS.UnlockCall, Ctx)) {
-                CS.Refused = refuse(
-                    "the critical section is released through different unlocks ('" +
-                        CS.UnlockCall->getDirectCallee()->getNameAsString() + "' at line " +
-                        std::to_string(Text.line(
-                            Text.expansionOffset(CS.UnlockCall->getBeginLoc()).value_or(0))) +
-                        ", '" + U->getDirectCallee()->getNameAsString() + "' at line " +
-                        std::to_string(
-                            Text.line(Text.expansionOffset(U->getBeginLoc()).value_or(0))) +
-                        ") of a wrapper pair defined in another file",
-                    U->getBeginLoc());
+                CS.Refused =
+                    refuse("the critical section is released through different unlocks ('" +
+                               CS.UnlockCall->getDirectCallee()->getNameAsString() + "' at line " +
+                               std::to_string(lineOf(CS.UnlockCall->getBeginLoc())) + ", '" +
+                               U->getDirectCallee()->getNameAsString() + "' at line " +
+                               std::to_string(lineOf(U->getBeginLoc())) +
+                               ") of a wrapper pair defined in another file",
+                           U->getBeginLoc());
                 return CS;
             }
     checkDirectives(CS);
@@ -645,14 +626,13 @@ std::optional<unsigned> SectionFinder::workerLoop(const CriticalSection &CS,
         }
         return false;
     };
-    auto lineOf = [&](const Stmt *S) {
-        return Text.line(Text.expansionOffset(S->getBeginLoc()).value_or(0));
-    };
     // The lock before the loop (lock; loop { ...; unlock; work; lock; } unlock), or the lock
     // at the end of the loop's body.
     for (unsigned K = CS.FirstIndex; K < Block->size(); ++K)
-        if (isWorkerLoop(Block->body_begin()[K])) return lineOf(Block->body_begin()[K]);
-    if (const Stmt *Loop = parent(Block); Loop && isWorkerLoop(Loop)) return lineOf(Loop);
+        if (isWorkerLoop(Block->body_begin()[K]))
+            return lineOf(Block->body_begin()[K]->getBeginLoc());
+    if (const Stmt *Loop = parent(Block); Loop && isWorkerLoop(Loop))
+        return lineOf(Loop->getBeginLoc());
     return std::nullopt;
 }
 
@@ -689,8 +669,7 @@ std::string SectionFinder::unpairedUnlock(const CriticalSection &CS,
                     return T;
                 };
                 Out = "; the unlock '" + Call->getDirectCallee()->getNameAsString() + "' at line " +
-                      std::to_string(
-                          Text.line(Text.expansionOffset(Call->getBeginLoc()).value_or(0))) +
+                      std::to_string(lineOf(Call->getBeginLoc())) +
                       " does not pair with it: argument " + std::to_string(I + 1) + " differs ('" +
                       Printed(CS.LockCall->getArg(I)) + "' and '" + Printed(Call->getArg(I)) + "')";
                 return;

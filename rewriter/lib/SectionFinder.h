@@ -58,8 +58,6 @@ class SectionFinder {
     void collectCalls(const clang::Stmt *S, LockOp Op, MutexRef Mutex,
                       std::vector<const clang::CallExpr *> &Out) const;
     const clang::Stmt *parent(const clang::Stmt *S) const;
-    /// `if (E) fail;` or `if (E != 0) fail;` (no else, no label in the branch): E.
-    const clang::Expr *failureTest(const clang::Stmt *S) const;
     /// `if (pthread_mutex_lock(&m) != 0) fail;`: the lock call. A delegated lock does not fail
     /// that way: the whole statement starts a section and the branch is dropped, with a note.
     const clang::CallExpr *checkedLock(const clang::Stmt *S) const;
@@ -85,6 +83,8 @@ class SectionFinder {
     /// Whether the value a lock call returns is used (not discarded by `(void)`, a statement
     /// or the left operand of a comma).
     bool resultUsed(const clang::CallExpr *Call) const;
+    /// The line of Loc in the file (a macro's use for a location inside its expansion).
+    unsigned lineOf(clang::SourceLocation Loc) const;
     /// "the critical section is written inside a macro expansion", naming the macro of Loc.
     std::string insideMacro(clang::SourceLocation Loc) const;
     /// " (in macro 'M')" when Loc comes from the expansion of macro M, else "".

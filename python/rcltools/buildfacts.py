@@ -5,15 +5,22 @@ rcl-rewrite writes there, for each translation unit it reads, what the unit's ex
 do (`<unit>.facts`, rewriter/lib/CalleeFacts.h); a section that calls into a file whose facts
 are not known yet is refused as "waiting for facts" (the safe default). rcl-cc adds a log,
 compiled.jsonl, one JSON object a line for every translation unit it compiled (source, product,
-converted, refused, waiting: sections refused because other files' facts were not known),
-appended with one write each (lines well under PIPE_BUF, so a parallel build's compiles never
-interleave inside a line).
+converted, refused, waiting: sections refused because other files' facts were not known, and
+the functions without facts they reach), appended with one O_APPEND write each (on Linux a
+write to a regular file is not interleaved with another's, so a parallel build's compiles never
+mix inside a line). A unit with no mutex call is not parsed (rcl-cc's lexical check); its entry
+carries the rcl-rewrite command that records its facts, which `rcl build` runs only when a
+waiting section needs them (scan_needed).
 
 `rcl build` runs the build command once with the directory set, removes the products of the
 units with waiting sections, and runs it again (docs/rewriter.md, "Functions of other files").
 """
+import concurrent.futures
+import glob
 import json
 import os
+import re
+import subprocess
 
 COMPILED = "compiled.jsonl"
 
@@ -53,13 +60,18 @@ def clear(facts_dir, log):
         pass
 
 
-def record_compile(facts_dir, source, product, report):
-    """What rcl-cc logs for one compiled translation unit, from its settled report."""
+def record_compile(facts_dir, source, product, report, scan=None):
+    """What rcl-cc logs for one compiled translation unit, from its settled report. scan: for
+    a unit whose parse was skipped (no mutex call), the rcl-rewrite command, and its working
+    directory, that would record its facts."""
     entry = {"source": os.path.abspath(source), "product": os.path.abspath(product),
              "converted": report.get("converted", 0), "refused": report.get("refused", 0),
              "waiting": report.get("waiting_for_facts", 0),
+             "unknown": report.get("unknown_callees", []),
              "wrappers": {w["name"]: [w.get("role"), w.get("seen")]
                           for w in report.get("wrappers", []) if "name" in w}}
+    if scan:
+        entry["scan"] = scan
     append(facts_dir, COMPILED, entry)
 
 
@@ -96,3 +108,60 @@ def latest_by_source(entries):
     for e in entries:
         last[e.get("source")] = e
     return list(last.values())
+
+
+def defined_and_called(facts_dir):
+    """The functions the facts files define, and the functions of other units they call."""
+    defined, called = set(), set()
+    for path in glob.glob(os.path.join(facts_dir, "*.facts")):
+        try:
+            with open(path, errors="replace") as f:
+                for line in f:
+                    fields = line.rstrip("\n").split("\t")
+                    if len(fields) != 3:
+                        continue
+                    defined.add(fields[0])
+                    called.update(c for c in fields[2].split(",") if c)
+        except OSError:
+            pass
+    return defined, called
+
+
+def _mentions(path, pattern):
+    try:
+        with open(path, errors="replace") as f:
+            return pattern.search(f.read()) is not None
+    except OSError:
+        return False
+
+
+def scan_needed(facts_dir, entries, jobs):
+    """Records the facts of the units whose parse rcl-cc skipped (no mutex call) and whose text
+    names a function that a waiting section reaches without facts; then of those that the newly
+    recorded functions reach, until no other skipped unit names one. A definition the text does
+    not spell (made by a macro) is not found: its callers stay refused as waiting for facts,
+    the safe side. Returns (units scanned, scans that failed)."""
+    skipped = {}
+    for e in entries:
+        if e.get("scan"):
+            skipped[e["source"]] = e["scan"]
+        else:
+            skipped.pop(e.get("source"), None)
+    defined, called = defined_and_called(facts_dir)
+    need = {n for e in entries if e.get("waiting") for n in e.get("unknown", [])} - defined
+    scanned, failed = set(), 0
+    while need:
+        pattern = re.compile(r"\b(?:%s)\b" % "|".join(re.escape(n) for n in sorted(need)))
+        todo = [src for src in skipped if src not in scanned and _mentions(src, pattern)]
+        if not todo:
+            break
+        with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as pool:
+            results = list(pool.map(
+                lambda src: subprocess.run(skipped[src]["command"], cwd=skipped[src]["cwd"],
+                                           stdout=subprocess.DEVNULL,
+                                           stderr=subprocess.DEVNULL).returncode, todo))
+        failed += sum(1 for r in results if r != 0)
+        scanned.update(todo)
+        defined, called = defined_and_called(facts_dir)
+        need = (need | called) - defined
+    return scanned, failed

@@ -201,6 +201,14 @@ std::optional<Refusal> CalleeFacts::hazard(const FunctionDecl *Callee) {
             Refusal R{Text + *Why + (Pass == 0 ? " (another file)" : Hint),
                       Call ? Call->getBeginLoc() : SourceLocation()};
             R.WaitsForFacts = Pass == 1;
+            if (R.WaitsForFacts) {
+                std::set<std::string> Unknown;
+                for (auto [D, C] : Far)
+                    Project->unknownAll(C ? C->getDirectCallee()->getName().str()
+                                          : Callee->getName().str(),
+                                        Unknown);
+                R.UnknownCallees.assign(Unknown.begin(), Unknown.end());
+            }
             return R;
         }
     return std::nullopt;
@@ -334,6 +342,15 @@ std::optional<std::string> ProjectFacts::unknown(const std::string &Name) const 
                 return std::string("is defined in another file whose facts are not known");
             return "through '" + Caller + "' calls '" + Fn + "', whose facts are not known";
         });
+}
+
+void ProjectFacts::unknownAll(const std::string &Name, std::set<std::string> &Out) const {
+    search(Name,
+           [&](const std::string &Fn, const Entry *E,
+               const std::string &) -> std::optional<std::string> {
+               if (!E) Out.insert(Fn);
+               return std::nullopt;
+           });
 }
 
 } // namespace rcl

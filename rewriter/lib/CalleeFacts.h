@@ -7,6 +7,7 @@
 #include "clang/AST/ASTContext.h"
 #include <functional>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,9 @@ class ProjectFacts {
     /// are not known" or "through 'g' calls 'h', whose facts are not known"; nothing when all
     /// are known.
     std::optional<std::string> unknown(const std::string &Name) const;
+    /// Every function reached from Name through the facts (itself included) whose facts are
+    /// not known, added to Out.
+    void unknownAll(const std::string &Name, std::set<std::string> &Out) const;
     bool empty() const { return Functions.empty(); }
 
   private:

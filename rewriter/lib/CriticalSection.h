@@ -21,6 +21,10 @@ struct Refusal {
     /// The section calls into another file whose facts are not known yet: a build that records
     /// every file's facts first (`rcl build`) may convert it.
     bool WaitsForFacts = false;
+    /// With WaitsForFacts: every function of another file without facts that the section's
+    /// callees reach (not only the one the reason names), for `rcl build` to find the files
+    /// whose facts it still has to record.
+    std::vector<std::string> UnknownCallees = {};
 };
 
 /// One way control leaves a critical section other than by its last statement: an unlock

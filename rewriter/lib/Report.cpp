@@ -6,6 +6,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Format.h"
 #include <map>
+#include <set>
 
 using namespace llvm;
 
@@ -65,6 +66,17 @@ unsigned Report::waitingForFacts() const {
     for (const SectionRecord &R : Records)
         N += R.Result == SectionRecord::Refused && R.WaitsForFacts;
     return N;
+}
+
+json::Array Report::unknownCallees() const {
+    std::set<std::string> All;
+    for (const SectionRecord &R : Records)
+        if (R.Result == SectionRecord::Refused && R.WaitsForFacts)
+            All.insert(R.UnknownCallees.begin(), R.UnknownCallees.end());
+    json::Array Out;
+    for (const std::string &N : All)
+        Out.push_back(N);
+    return Out;
 }
 
 void Report::setCoverage(const std::vector<Selection::WeightedSite> &Sites,
@@ -257,7 +269,13 @@ Error Report::writeJson(StringRef Path) const {
                                                                                : "nested"}};
             if (R.Result == SectionRecord::Refused || R.Result == SectionRecord::NotCompiled)
                 S["reason"] = R.Reason;
-            if (R.WaitsForFacts) S["waits_for_facts"] = true;
+            if (R.WaitsForFacts) {
+                S["waits_for_facts"] = true;
+                json::Array Unknown;
+                for (const std::string &N : R.UnknownCallees)
+                    Unknown.push_back(N);
+                S["unknown_callees"] = std::move(Unknown);
+            }
             if (R.Result == SectionRecord::Converted) {
                 S["captures"] = R.Captures;
                 S["exits"] = R.Exits;
@@ -292,6 +310,7 @@ Error Report::writeJson(StringRef Path) const {
                       {"refused", count(SectionRecord::Refused)},
                       {"not_compiled", count(SectionRecord::NotCompiled)},
                       {"waiting_for_facts", waitingForFacts()},
+                      {"unknown_callees", unknownCallees()},
                       {"locks", std::move(Locks)}};
     std::error_code EC;
     raw_fd_ostream OS(Path, EC, sys::fs::OF_Text);

@@ -4,6 +4,7 @@
 
 #include "Selection.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 #include <map>
 #include <string>
@@ -20,9 +21,10 @@ struct SectionRecord {
     std::string Function;
     /// NotCompiled: converted, but the rewritten file did not compile, so it was not written.
     enum Outcome { Converted, Refused, Nested, NotCompiled } Result = Converted;
-    std::string Reason;             ///< for Refused and NotCompiled
-    bool WaitsForFacts = false;     ///< for Refused: Refusal::WaitsForFacts
-    std::vector<std::string> Notes; ///< for Converted: e.g. condition waits in callees
+    std::string Reason;                      ///< for Refused and NotCompiled
+    bool WaitsForFacts = false;              ///< for Refused: Refusal::WaitsForFacts
+    std::vector<std::string> UnknownCallees; ///< for WaitsForFacts: Refusal::UnknownCallees
+    std::vector<std::string> Notes;          ///< for Converted: e.g. condition waits in callees
     unsigned Captures = 0;
     unsigned Exits = 0;
 };
@@ -40,6 +42,8 @@ class Report {
     void markNotCompiled(llvm::StringRef File, llvm::StringRef Why);
     /// Refused sections that wait for other files' facts (Refusal::WaitsForFacts).
     unsigned waitingForFacts() const;
+    /// The functions without facts that the waiting sections reach, each once, sorted.
+    llvm::json::Array unknownCallees() const;
 
     /// What a declared wrapper name is in the files read: "function" (a function of that name
     /// is declared in one of them), else "macro" (a macro of that name is defined), else

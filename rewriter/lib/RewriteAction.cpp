@@ -213,6 +213,7 @@ class RewriteConsumer : public ASTConsumer {
         if (Why) {
             R.Reason = Why->Reason;
             R.WaitsForFacts = Why->WaitsForFacts;
+            R.UnknownCallees = Why->UnknownCallees;
             const SourceManager &SM = Text.sourceManager();
             PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Why->Loc));
             if (!Session.Quiet && P.isValid())

@@ -13,6 +13,7 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/Support/Path.h"
+#include <algorithm>
 
 using namespace clang;
 
@@ -113,9 +114,19 @@ bool CaptureAnalysis::gotoReleasingLabel(CriticalSection &CS, const GotoStmt *Go
 
 void CaptureAnalysis::calleeHazards(CriticalSection &CS, const FunctionDecl *Callee,
                                     SourceLocation Loc) {
-    if (std::optional<Refusal> Why = Callees.hazard(Callee)) {
+    std::optional<Refusal> Why = Callees.hazard(Callee);
+    if (!Why) return;
+    if (!CS.Refused) {
         refuse(CS, Why->Reason, Loc);
-        if (CS.Refused) CS.Refused->WaitsForFacts = Why->WaitsForFacts;
+        CS.Refused->WaitsForFacts = Why->WaitsForFacts;
+    }
+    // A section that waits for facts names every function without facts that any of its
+    // callees reaches, so that `rcl build` records all of them before compiling it again.
+    if (CS.Refused->WaitsForFacts && Why->WaitsForFacts) {
+        std::vector<std::string> &All = CS.Refused->UnknownCallees;
+        All.insert(All.end(), Why->UnknownCallees.begin(), Why->UnknownCallees.end());
+        std::sort(All.begin(), All.end());
+        All.erase(std::unique(All.begin(), All.end()), All.end());
     }
 }
 

@@ -2,9 +2,10 @@
 # The rewriter's real-code bench (issue 23, part 1): Debian bookworm C packages that lock with
 # pthreads, each fetched with `apt-get source`, its build dependencies installed with
 # `apt-get build-dep`, built twice -- with the plain compiler (clang-19, rcl-cc's real compiler)
-# and with CC=rcl-cc converting every section it can (`all` plus the package's lock wrappers)
-# -- and, where it has a quick test suite, that suite run on the original and on the converted
-# build in RCL_MODE=delegate, adaptive and local.
+# and with CC=rcl-cc converting every section it can (`all` plus the package's lock wrappers),
+# through `rcl build` (two passes: other files' facts known) -- and, where it has a quick test
+# suite, that suite run on the original and on the converted build in RCL_MODE=delegate,
+# adaptive and local.
 #
 #   test/e2e/corpus.sh [options]
 #     --list              the packages, in order, with their test suites and wrappers; exits
@@ -109,9 +110,10 @@ if [ $SUMMARY_ONLY = 1 ]; then
 fi
 
 RCL_CC=$(cd "$BUILD" 2>/dev/null && pwd)/rewriter/rcl-cc
+RCL=$(cd "$BUILD" 2>/dev/null && pwd)/cli/rcl
 REAL_CC=${RCL_CC_REAL_CC:-clang-19}
-if [ $DRY = 0 ] && [ ! -x "$RCL_CC" ]; then
-    echo "corpus: $RCL_CC not found (scripts/setup.sh builds it)" >&2
+if [ $DRY = 0 ] && { [ ! -x "$RCL_CC" ] || [ ! -x "$RCL" ]; }; then
+    echo "corpus: $RCL_CC or $RCL not found (scripts/setup.sh builds them)" >&2
     exit 2
 fi
 
@@ -176,7 +178,7 @@ run_package() (
     pkg_load "$NAME"
     D=$WORK/pkgs/$NAME
     if [ $DRY = 1 ]; then
-        say "would fetch source package $SOURCE${VERSION:+=$VERSION}, apt-get build-dep it, build it with $REAL_CC and with rcl-cc (.rcl-cc.conf: all$(printf '%b' "${RCL_CONF:+\n$RCL_CONF}" | tr '\n' ' '))"
+        say "would fetch source package $SOURCE${VERSION:+=$VERSION}, apt-get build-dep it, build it with $REAL_CC and with rcl build + rcl-cc (.rcl-cc.conf: all$(printf '%b' "${RCL_CONF:+\n$RCL_CONF}" | tr '\n' ' '))"
         say "  configure: ${CONFIGURE:-auto (./configure, cmake or meson)}"
         say "  build:     ${BUILD_CMD:-auto (make -j$JOBS or ninja)}"
         say "  suite:     ${TEST_CMD:-none} (original, then RCL_MODE=delegate, adaptive, local)"
@@ -257,7 +259,15 @@ run_package() (
          eval "$CONFIGURE") >"$D/$tree-configure.log" 2>&1
         st=$?
         t1=$(now)
-        if [ $st = 0 ]; then
+        if [ $st = 0 ] && [ "$tree" = rcl ]; then
+            # As a user converts a whole project: `rcl build`, which records every file's facts
+            # in a first pass and compiles again the files whose sections waited for them.
+            rm -rf "$D/facts"
+            (export CC=$2 JOBS
+             "$RCL" build --facts-dir "$D/facts" --json "$D/rcl-build.json" -- \
+                 bash -c "$BUILD_CMD") >"$D/$tree-build.log" 2>&1
+            st=$?
+        elif [ $st = 0 ]; then
             (export CC=$2 JOBS; eval "$BUILD_CMD") >"$D/$tree-build.log" 2>&1
             st=$?
         fi

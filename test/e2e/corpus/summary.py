@@ -84,9 +84,17 @@ def package(pkg_dir, out):
                        "configure_s": float(f[tree + "_configure_s"]),
                        "build_s": float(f[tree + "_build_s"])}
     status, tus = rcl_cc_report.collect(os.path.join(pkg_dir, "reports"))
+    # Built with `rcl build`: a unit compiled again in its second pass has two reports; the
+    # first pass compiled each unit once.
+    build = {}
+    try:
+        build = json.load(open(os.path.join(pkg_dir, "rcl-build.json")))
+        tus = build["passes"][0]["units"]
+    except (OSError, ValueError, KeyError, IndexError):
+        pass
     counts = collections.Counter(st for st, _ in status.values())
     reasons = collections.Counter(normalize(rs) for st, rs in status.values() if st == "refused")
-    errors = []
+    errors, skipped = [], 0
     for path in sorted(glob.glob(os.path.join(pkg_dir, "reports", "*.json"))):
         try:
             rep = json.load(open(path))
@@ -94,12 +102,15 @@ def package(pkg_dir, out):
             continue
         if rep.get("error"):
             errors.append({"report": os.path.basename(path), "error": rep["error"]})
+        skipped += bool(rep.get("skipped"))
     log = read(os.path.join(pkg_dir, "rcl-build.log"))
     fb = fallbacks_of(log)
     crashes = [x for x in fb if CRASH.search(x["detail"])]
     crash_lines = sorted(set(l.strip() for l in log.splitlines() if CRASH.search(l)))
     tracebacks = log.count("Traceback (most recent call last)")
-    r.update({"translation_units": tus,
+    r.update({"translation_units": tus, "not_parsed": skipped,
+              "facts_scanned": build.get("facts_scanned", 0),
+              "second_pass_units": (build.get("passes", [{}, {}]) + [{}])[1].get("units", 0),
               "sections": len(status), "converted": counts["converted"],
               "refused": counts["refused"], "not_compiled": counts["not-compiled"],
               "refusals": dict(reasons.most_common()),
@@ -184,8 +195,9 @@ def summary(work):
     reasons = collections.Counter()
     reason_pkgs = collections.defaultdict(set)
     for r in results:
-        for k in ("translation_units", "sections", "converted", "refused", "not_compiled",
-                  "rewriter_crashes", "rcl_cc_crashes"):
+        for k in ("translation_units", "not_parsed", "facts_scanned", "second_pass_units",
+                  "sections", "converted", "refused", "not_compiled", "rewriter_crashes",
+                  "rcl_cc_crashes"):
             tot[k] += r.get(k, 0)
         tot["fallbacks"] += max(len(r.get("fallbacks", [])), len(r.get("fallback_reports", [])))
         for reason, n in r.get("refusals", {}).items():
@@ -207,19 +219,21 @@ def summary(work):
     with open(os.path.join(work, "summary.json"), "w") as f:
         json.dump(doc, f, indent=2)
         f.write("\n")
-    md = ["| package | version | TUs | sections | converted | refused | fallen back | crashes "
+    md = ["| package | version | TUs | not parsed (facts read) | pass 2 | sections | converted | refused | fallen back | crashes "
           "| build s (clang-19) | build s (rcl-cc) | ratio | suite (orig; delegate, adaptive, local) |",
-          "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
+          "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
     for r in results:
         fbn = max(len(r.get("fallbacks", [])), len(r.get("fallback_reports", [])))
-        md.append("| %s | %s | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s |" % (
+        md.append("| %s | %s | %d | %d (%d) | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s |" % (
             r["name"], r.get("version") or "-", r.get("translation_units", 0),
+            r.get("not_parsed", 0), r.get("facts_scanned", 0), r.get("second_pass_units", 0),
             r.get("sections", 0), r.get("converted", 0), r.get("refused", 0), fbn,
             r.get("rewriter_crashes", 0) + r.get("rcl_cc_crashes", 0),
             fmt_s(r, "orig"), fmt_s(r, "rcl"),
             "%.2fx" % r["build_ratio"] if "build_ratio" in r else "-", suite_text(r)))
-    md.append("| **total** (%d packages) | | %d | %d | %d | %d | %d | %d | %.0f | %.0f | %s | %d run, %d same in every mode |" % (
-        len(results), tot["translation_units"], tot["sections"], tot["converted"], tot["refused"],
+    md.append("| **total** (%d packages) | | %d | %d (%d) | %d | %d | %d | %d | %d | %d | %.0f | %.0f | %s | %d run, %d same in every mode |" % (
+        len(results), tot["translation_units"], tot["not_parsed"], tot["facts_scanned"],
+        tot["second_pass_units"], tot["sections"], tot["converted"], tot["refused"],
         tot["fallbacks"], tot["rewriter_crashes"] + tot["rcl_cc_crashes"], orig_s, rcl_s,
         "%.2fx" % (rcl_s / orig_s) if orig_s else "-", len(suites),
         doc["suites_same_in_every_mode"]))

@@ -66,7 +66,9 @@ const Stmt *CaptureAnalysis::parent(const Stmt *S) const {
 }
 
 void CaptureAnalysis::refuse(CriticalSection &CS, std::string Reason, SourceLocation Loc) {
-    if (!CS.Refused) CS.Refused = Refusal{std::move(Reason), Loc};
+    // The first reason stands, except a wait for other files' facts, which a reason no facts
+    // could lift replaces (the section then needs no second compile).
+    if (!CS.Refused || CS.Refused->WaitsForFacts) CS.Refused = Refusal{std::move(Reason), Loc};
 }
 
 bool CaptureAnalysis::excluded(const CriticalSection &CS, unsigned Offset) const {

@@ -116,13 +116,15 @@ void CaptureAnalysis::calleeHazards(CriticalSection &CS, const FunctionDecl *Cal
                                     SourceLocation Loc) {
     std::optional<Refusal> Why = Callees.hazard(Callee);
     if (!Why) return;
+    if (!Why->WaitsForFacts) return refuse(CS, Why->Reason, Loc);
     if (!CS.Refused) {
-        refuse(CS, Why->Reason, Loc);
-        CS.Refused->WaitsForFacts = Why->WaitsForFacts;
+        CS.Refused = Refusal{Why->Reason, Loc};
+        CS.Refused->WaitsForFacts = true;
     }
     // A section that waits for facts names every function without facts that any of its
-    // callees reaches, so that `rcl build` records all of them before compiling it again.
-    if (CS.Refused->WaitsForFacts && Why->WaitsForFacts) {
+    // callees reaches (the scan goes on past a wait, scanBody), so that `rcl build` records
+    // all of them before compiling it again.
+    if (CS.Refused->WaitsForFacts) {
         std::vector<std::string> &All = CS.Refused->UnknownCallees;
         All.insert(All.end(), Why->UnknownCallees.begin(), Why->UnknownCallees.end());
         std::sort(All.begin(), All.end());
@@ -310,7 +312,7 @@ void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
                                   "', which takes a mutex (--no-nested-locks)",
                               Loc);
             calleeHazards(CS, Callee, Loc);
-            if (CS.Refused) return;
+            if (CS.Refused && !CS.Refused->WaitsForFacts) return;
             if (Callee->getLexicalDeclContext()->isFunctionOrMethod())
                 return refuse(
                     CS, "calls '" + Callee->getNameAsString() + "', declared inside the function",
@@ -320,7 +322,9 @@ void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
 }
 
 void CaptureAnalysis::scanBody(CriticalSection &CS, const Stmt *S) {
-    if (!S || CS.Refused) return;
+    // Past a wait for facts the scan goes on: for the other functions without facts, and for a
+    // reason no facts could lift, which replaces the wait (refuse).
+    if (!S || (CS.Refused && !CS.Refused->WaitsForFacts)) return;
     std::optional<unsigned> Offset = Text.expansionOffset(S->getBeginLoc());
     if (Offset && excluded(CS, *Offset)) return;
     checkHazard(CS, S);

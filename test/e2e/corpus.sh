@@ -259,22 +259,30 @@ run_package() (
          eval "$CONFIGURE") >"$D/$tree-configure.log" 2>&1
         st=$?
         t1=$(now)
+        # The build's CPU time (user + system of every process it ran, bash's `times`) next to
+        # its wall time: on a shared machine the wall time of one build depends on the others.
         if [ $st = 0 ] && [ "$tree" = rcl ]; then
             # As a user converts a whole project: `rcl build`, which records every file's facts
             # in a first pass and compiles again the files whose sections waited for them.
             rm -rf "$D/facts"
             (export CC=$2 JOBS
              "$RCL" build --facts-dir "$D/facts" --json "$D/rcl-build.json" -- \
-                 bash -c "$BUILD_CMD") >"$D/$tree-build.log" 2>&1
+                 bash -c "$BUILD_CMD"
+             st=$?; times >"$D/$tree-build.times"; exit $st) >"$D/$tree-build.log" 2>&1
             st=$?
         elif [ $st = 0 ]; then
-            (export CC=$2 JOBS; eval "$BUILD_CMD") >"$D/$tree-build.log" 2>&1
+            (export CC=$2 JOBS; eval "$BUILD_CMD"
+             st=$?; times >"$D/$tree-build.times"; exit $st) >"$D/$tree-build.log" 2>&1
             st=$?
         fi
         t2=$(now)
         fact "${tree}_status" $st
         fact "${tree}_configure_s" "$(elapsed "$t0" "$t1")"
         fact "${tree}_build_s" "$(elapsed "$t1" "$t2")"
+        # `times`' second line: the children's user and system time, as 1m2.345s 0m0.678s.
+        [ ! -s "$D/$tree-build.times" ] ||
+            fact "${tree}_build_cpu_s" "$(sed -n 2p "$D/$tree-build.times" |
+                awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] } printf "%.1f", s }')"
         return $st
     }
     say "building the original with $REAL_CC ..."

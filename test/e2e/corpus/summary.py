@@ -83,6 +83,8 @@ def package(pkg_dir, out):
             r[tree] = {"status": int(f[tree + "_status"]),
                        "configure_s": float(f[tree + "_configure_s"]),
                        "build_s": float(f[tree + "_build_s"])}
+            if tree + "_build_cpu_s" in f:
+                r[tree]["build_cpu_s"] = float(f[tree + "_build_cpu_s"])
     status, tus = rcl_cc_report.collect(os.path.join(pkg_dir, "reports"))
     # Built with `rcl build`: a unit compiled again in its second pass has two reports; the
     # first pass compiled each unit once.
@@ -119,6 +121,8 @@ def package(pkg_dir, out):
               "crash_lines": crash_lines[:20], "rcl_cc_crashes": tracebacks})
     if "orig" in r and "rcl" in r and r["orig"]["build_s"] > 0:
         r["build_ratio"] = round(r["rcl"]["build_s"] / r["orig"]["build_s"], 2)
+    if r.get("orig", {}).get("build_cpu_s") and "build_cpu_s" in r.get("rcl", {}):
+        r["build_cpu_ratio"] = round(r["rcl"]["build_cpu_s"] / r["orig"]["build_cpu_s"], 2)
     if fb or errors:
         r["faults"].append("%d file(s) compiled unchanged" % max(len(fb), len(errors)))
     if r["rewriter_crashes"]:
@@ -160,7 +164,8 @@ def package(pkg_dir, out):
     print("%d TUs, %d sections: %d converted, %d refused, %d not compiled; build %s s -> %s s%s%s; %s" % (
         tus, len(status), counts["converted"], counts["refused"], counts["not-compiled"],
         r.get("orig", {}).get("build_s", "-"), r.get("rcl", {}).get("build_s", "-"),
-        " (%.2fx)" % r["build_ratio"] if "build_ratio" in r else "",
+        (" (%.2fx)" % r["build_ratio"] if "build_ratio" in r else "") +
+        (", CPU %.2fx" % r["build_cpu_ratio"] if "build_cpu_ratio" in r else ""),
         "; suite: " + suite_text(r) if "suite" in r else "",
         "faults: " + "; ".join(r["faults"]) if r["faults"] else "no fault"))
     return 1 if real else 0
@@ -205,10 +210,16 @@ def summary(work):
             reason_pkgs[reason].add(r["name"])
     orig_s = sum(r["orig"]["build_s"] for r in built if r["rcl"]["status"] == 0)
     rcl_s = sum(r["rcl"]["build_s"] for r in built if r["rcl"]["status"] == 0)
+    timed = [r for r in built if r["rcl"]["status"] == 0 and "build_cpu_ratio" in r]
+    orig_cpu = sum(r["orig"]["build_cpu_s"] for r in timed)
+    rcl_cpu = sum(r["rcl"]["build_cpu_s"] for r in timed)
     suites = [r for r in results if "suite" in r]
     doc = {"packages": len(results), "built": len(built), "totals": dict(tot),
            "build_seconds": {"original": round(orig_s, 1), "rcl_cc": round(rcl_s, 1),
                              "ratio": round(rcl_s / orig_s, 2) if orig_s else None},
+           "build_cpu_seconds": {"packages": len(timed), "original": round(orig_cpu, 1),
+                                 "rcl_cc": round(rcl_cpu, 1),
+                                 "ratio": round(rcl_cpu / orig_cpu, 2) if orig_cpu else None},
            "suites_run": len(suites),
            "suites_same_in_every_mode": sum(all(v.get("same_as_original", True)
                                                 for v in r["suite"].values()) for r in suites),
@@ -220,22 +231,25 @@ def summary(work):
         json.dump(doc, f, indent=2)
         f.write("\n")
     md = ["| package | version | TUs | not parsed (facts read) | pass 2 | sections | converted | refused | fallen back | crashes "
-          "| build s (clang-19) | build s (rcl-cc) | ratio | suite (orig; delegate, adaptive, local) |",
-          "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
+          "| build s (clang-19) | build s (rcl-cc) | ratio | CPU s (clang-19) | CPU s (rcl-cc) | CPU ratio | suite (orig; delegate, adaptive, local) |",
+          "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
     for r in results:
         fbn = max(len(r.get("fallbacks", [])), len(r.get("fallback_reports", [])))
-        md.append("| %s | %s | %d | %d (%d) | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s |" % (
+        md.append("| %s | %s | %d | %d (%d) | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s |" % (
             r["name"], r.get("version") or "-", r.get("translation_units", 0),
             r.get("not_parsed", 0), r.get("facts_scanned", 0), r.get("second_pass_units", 0),
             r.get("sections", 0), r.get("converted", 0), r.get("refused", 0), fbn,
             r.get("rewriter_crashes", 0) + r.get("rcl_cc_crashes", 0),
             fmt_s(r, "orig"), fmt_s(r, "rcl"),
-            "%.2fx" % r["build_ratio"] if "build_ratio" in r else "-", suite_text(r)))
-    md.append("| **total** (%d packages) | | %d | %d (%d) | %d | %d | %d | %d | %d | %d | %.0f | %.0f | %s | %d run, %d same in every mode |" % (
+            "%.2fx" % r["build_ratio"] if "build_ratio" in r else "-",
+            fmt_s(r, "orig", "build_cpu_s"), fmt_s(r, "rcl", "build_cpu_s"),
+            "%.2fx" % r["build_cpu_ratio"] if "build_cpu_ratio" in r else "-", suite_text(r)))
+    md.append("| **total** (%d packages) | | %d | %d (%d) | %d | %d | %d | %d | %d | %d | %.0f | %.0f | %s | %.0f | %.0f | %s | %d run, %d same in every mode |" % (
         len(results), tot["translation_units"], tot["not_parsed"], tot["facts_scanned"],
         tot["second_pass_units"], tot["sections"], tot["converted"], tot["refused"],
         tot["fallbacks"], tot["rewriter_crashes"] + tot["rcl_cc_crashes"], orig_s, rcl_s,
-        "%.2fx" % (rcl_s / orig_s) if orig_s else "-", len(suites),
+        "%.2fx" % (rcl_s / orig_s) if orig_s else "-", orig_cpu, rcl_cpu,
+        "%.2fx" % (rcl_cpu / orig_cpu) if orig_cpu else "-", len(suites),
         doc["suites_same_in_every_mode"]))
     md += ["", "Refusal reasons over the corpus (names replaced by `_`), most frequent first:", "",
            "| sections | packages | reason |", "|--:|--:|---|"]
@@ -253,11 +267,11 @@ def summary(work):
     return 0
 
 
-def fmt_s(r, tree):
+def fmt_s(r, tree, key="build_s"):
     t = r.get(tree)
-    if not t:
+    if not t or key not in t:
         return "-"
-    return "%.0f" % t["build_s"] if t["status"] == 0 else "%.0f (failed)" % t["build_s"]
+    return "%.0f" % t[key] if t["status"] == 0 else "%.0f (failed)" % t[key]
 
 
 if __name__ == "__main__":

@@ -70,6 +70,8 @@ def record_compile(facts_dir, source, product, report, scan=None):
              "unknown": report.get("unknown_callees", []),
              "wrappers": {w["name"]: [w.get("role"), w.get("seen")]
                           for w in report.get("wrappers", []) if "name" in w}}
+    if report.get("other_locks"):
+        entry["other_locks"] = report["other_locks"]
     if report.get("coverage"):
         entry["coverage"] = report["coverage"]
     if scan:

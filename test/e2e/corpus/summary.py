@@ -96,7 +96,7 @@ def package(pkg_dir, out):
         pass
     counts = collections.Counter(st for st, _ in status.values())
     reasons = collections.Counter(normalize(rs) for st, rs in status.values() if st == "refused")
-    errors, skipped = [], 0
+    errors, skipped, others = [], 0, {}
     for path in sorted(glob.glob(os.path.join(pkg_dir, "reports", "*.json"))):
         try:
             rep = json.load(open(path))
@@ -105,12 +105,16 @@ def package(pkg_dir, out):
         if rep.get("error"):
             errors.append({"report": os.path.basename(path), "error": rep["error"]})
         skipped += bool(rep.get("skipped"))
+        # Per source file: a file compiled twice (PIC and not) is one set of call sites.
+        others[rep.get("source", path)] = rep.get("other_locks", {})
     log = read(os.path.join(pkg_dir, "rcl-build.log"))
     fb = fallbacks_of(log)
     crashes = [x for x in fb if CRASH.search(x["detail"])]
     crash_lines = sorted(set(l.strip() for l in log.splitlines() if CRASH.search(l)))
     tracebacks = log.count("Traceback (most recent call last)")
     r.update({"translation_units": tus, "not_parsed": skipped,
+              "spinlock_sites": sum(o.get("spinlock", 0) for o in others.values()),
+              "rwlock_sites": sum(o.get("rwlock", 0) for o in others.values()),
               "facts_scanned": build.get("facts_scanned", 0),
               "second_pass_units": (build.get("passes", [{}, {}]) + [{}])[1].get("units", 0),
               "sections": len(status), "converted": counts["converted"],
@@ -201,6 +205,7 @@ def summary(work):
     reason_pkgs = collections.defaultdict(set)
     for r in results:
         for k in ("translation_units", "not_parsed", "facts_scanned", "second_pass_units",
+                  "spinlock_sites", "rwlock_sites",
                   "sections", "converted", "refused", "not_compiled", "rewriter_crashes",
                   "rcl_cc_crashes"):
             tot[k] += r.get(k, 0)
@@ -251,6 +256,9 @@ def summary(work):
         "%.2fx" % (rcl_s / orig_s) if orig_s else "-", orig_cpu, rcl_cpu,
         "%.2fx" % (rcl_cpu / orig_cpu) if orig_cpu else "-", len(suites),
         doc["suites_same_in_every_mode"]))
+    md += ["", "Locks left alone (rcl converts pthread mutex sections only; acquisitions written "
+           "in the files, each file once): %d spinlock, %d rwlock." % (
+               tot["spinlock_sites"], tot["rwlock_sites"])]
     md += ["", "Refusal reasons over the corpus (names replaced by `_`), most frequent first:", "",
            "| sections | packages | reason |", "|--:|--:|---|"]
     for e in doc["refusal_reasons"]:

@@ -1,0 +1,5 @@
+/* No lock at all: nothing is said of it. */
+int twice(int x)
+{
+    return 2 * x;
+}

@@ -15,7 +15,6 @@ waiting section needs them (scan_needed).
 `rcl build` runs the build command once with the directory set, removes the products of the
 units with waiting sections, and runs it again (docs/rewriter.md, "Functions of other files").
 """
-import concurrent.futures
 import glob
 import json
 import os
@@ -145,6 +144,7 @@ def scan_needed(facts_dir, entries, jobs):
     recorded functions reach, until no other skipped unit names one. A definition the text does
     not spell (made by a macro) is not found: its callers stay refused as waiting for facts,
     the safe side. Returns (units scanned, scans that failed)."""
+    import concurrent.futures  # here: rcl-cc imports this module for every compile
     skipped = {}
     for e in entries:
         if e.get("scan"):

@@ -98,6 +98,7 @@ struct rcl_placement {
     cpu_set_t allowed;                /* PUs this process may use */
     cpu_set_t client_set;             /* allowed minus server PUs: where clients go when excluded */
     bool exclude_clients;
+    char clients_why[96]; /* adaptive mode with RCL_CLIENT_AFFINITY=auto: why (rcl-info) */
     int ncores, npus, nnuma;
     int nkinds;
     bool kinds_declared; /* kinds come from RCL_CPU_KINDS */

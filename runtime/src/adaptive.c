@@ -75,7 +75,6 @@
  */
 #include "internal.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +122,7 @@ struct rcl_lock_entry {
     /* counted under the mutex */
     uint64_t calls __attribute__((aligned(RCL_CACHE_LINE)));
     uint64_t delegated;
+    const void *first_site; /* the first counted call's site: names the lock (names.c) */
 } __attribute__((aligned(RCL_CACHE_LINE)));
 
 static struct rcl_lock_entry table[RCL_ADAPTIVE_SLOTS];
@@ -464,7 +464,7 @@ enum rcl_path rcl_adaptive_begin(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
 int rcl_adaptive_run(void *arg) {
     struct rcl_adaptive_call *call = arg;
     struct rcl_lock_entry *e = call->e;
-    e->calls++; /* the mutex is held, by the caller or by a server: one writer */
+    if (!e->calls++) e->first_site = call->site; /* the mutex is held: one writer */
     e->delegated += rcl_self_server != NULL;
     return call->fn(call->ctx);
 }
@@ -527,30 +527,24 @@ static const char *reason_text(enum rcl_reason r) {
     return "?";
 }
 
-static void lock_name(pthread_mutex_t *lock, char *buf, size_t len) {
-    Dl_info info;
-    if (dladdr(lock, &info) && info.dli_sname && info.dli_saddr == (void *)lock)
-        snprintf(buf, len, "%s", info.dli_sname);
-    else
-        snprintf(buf, len, "%p", (void *)lock);
-}
-
 void rcl_adaptive_report(FILE *f, bool json) {
     bool first = true;
     for (int i = 0; i < RCL_ADAPTIVE_SLOTS; i++) {
         struct rcl_lock_entry *e = &table[i];
         pthread_mutex_t *k = atomic_load_explicit(&e->key, memory_order_acquire);
         if (!k || !e->calls) continue;
-        char name[128];
-        lock_name(k, name, sizeof name);
+        char name[160], site[160] = "";
+        const char *identity = rcl_lock_name(k, e->first_site, name, sizeof name);
+        if (e->first_site) rcl_site_name(e->first_site, site, sizeof site);
         double pct = 100.0 * (double)e->delegated / (double)e->calls;
         if (json)
             fprintf(f,
-                    "%s\n  {\"lock\": \"%s\", \"calls\": %llu, \"delegated_percent\": %.1f, "
+                    "%s\n  {\"lock\": \"%s\", \"identity\": \"%s\", \"address\": \"%p\", "
+                    "\"first_site\": \"%s\", \"calls\": %llu, \"delegated_percent\": %.1f, "
                     "\"switches\": %u, \"path\": \"%s\", \"last_reason\": \"%s\", "
                     "\"local_ticks\": %llu, \"delegated_ticks\": %llu}",
-                    first ? "" : ",", name, (unsigned long long)e->calls, pct, e->st.switches,
-                    (e->path & 1) == RCL_PATH_LOCAL ? "local" : "delegate",
+                    first ? "" : ",", name, identity, (void *)k, site, (unsigned long long)e->calls,
+                    pct, e->st.switches, (e->path & 1) == RCL_PATH_LOCAL ? "local" : "delegate",
                     reason_text(e->st.reason), (unsigned long long)e->st.est[RCL_PATH_LOCAL],
                     (unsigned long long)e->st.est[RCL_PATH_DELEGATE]);
         else

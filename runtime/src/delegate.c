@@ -245,10 +245,11 @@ static int on_server(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, 
 
 /* RCL_MODE=adaptive: the lock's current path (adaptive.c), one call in a few timed. */
 static int adaptive(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
-                    size_t size, uint64_t *cs_ns) {
+                    size_t size, uint64_t *cs_ns, const void *site) {
     struct rcl_adaptive_call call;
     bool sample;
     enum rcl_path path = rcl_adaptive_begin(lock, fn, ctx, &call, &sample);
+    call.site = site; /* RCL_STATS names a lock by its first call site (names.c) */
     /* RCL_STATS counts the calls under the mutex (through a trampoline, and on a line of the
      * lock's entry that would otherwise move between the callers at every call): only then. */
     if (call.e && rcl_rt.cfg.stats != RCL_STATS_OFF) /* (call holds ctx: by pointer) */
@@ -264,10 +265,11 @@ static int adaptive(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, v
     return r;
 }
 
-static int delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, size_t size, uint64_t *cs_ns) {
+static int delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, size_t size, uint64_t *cs_ns,
+                    const void *site) {
     if (rcl_rt.cfg.mode == RCL_MODE_LOCAL) return run_locally(lock, fn, ctx);
     struct rcl_server *s = &rcl_rt.servers[server_index(lock)];
-    if (rcl_rt.cfg.mode == RCL_MODE_ADAPTIVE) return adaptive(s, lock, fn, ctx, size, cs_ns);
+    if (rcl_rt.cfg.mode == RCL_MODE_ADAPTIVE) return adaptive(s, lock, fn, ctx, size, cs_ns, site);
     return on_server(s, lock, fn, ctx, size, cs_ns);
 }
 
@@ -295,18 +297,18 @@ static int delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, size_t size,
 RCL_API int rcl__all_local;
 RCL_API RCL_TLS struct rcl__fast rcl__fast_tls;
 
-/* rcl_delegate and rcl_delegate_ctx; site: their caller, for the profiler. */
+/* rcl_delegate and rcl_delegate_ctx; site: their caller, for the profiler and RCL_STATS. */
 static inline __attribute__((always_inline)) int entry(pthread_mutex_t *lock, rcl_cs_fn fn,
                                                        void *ctx, size_t size, const void *site) {
     rcl_runtime_ensure();
     if (__builtin_expect(rcl_rt.prof_begin != NULL, 0)) {
         uint64_t cs_ns = 0;
         rcl_rt.prof_begin(lock, site);
-        int r = delegate(lock, fn, ctx, size, &cs_ns);
+        int r = delegate(lock, fn, ctx, size, &cs_ns, site);
         rcl_rt.prof_end(lock, site, cs_ns);
         return r;
     }
-    return delegate(lock, fn, ctx, size, NULL);
+    return delegate(lock, fn, ctx, size, NULL, site);
 }
 
 __attribute__((noinline)) int(rcl_delegate)(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {

@@ -98,6 +98,7 @@ struct rcl_placement {
     cpu_set_t allowed;                /* PUs this process may use */
     cpu_set_t client_set;             /* allowed minus server PUs: where clients go when excluded */
     bool exclude_clients;
+    char clients_why[96]; /* adaptive mode with RCL_CLIENT_AFFINITY=auto: why (rcl-info) */
     int ncores, npus, nnuma;
     int nkinds;
     bool kinds_declared; /* kinds come from RCL_CPU_KINDS */
@@ -477,6 +478,7 @@ struct rcl_adaptive_call {
     rcl_cs_fn fn;
     void *ctx;
     struct rcl_lock_entry *e; /* NULL: the lock is not tracked (table full) */
+    const void *site;         /* the return address of the program's rcl_delegate call */
 };
 RCL_HIDDEN enum rcl_path rcl_adaptive_begin(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
                                             struct rcl_adaptive_call *call, bool *sample);
@@ -488,6 +490,15 @@ RCL_HIDDEN void rcl_adaptive_report(FILE *f, bool json);
 
 /* stats.c: print RCL_STATS at exit (registered at start-up when asked for). */
 RCL_HIDDEN void rcl_stats_register(void);
+
+/* names.c: a lock's name in reports, written into buf: its symbol ("cache_lock",
+ * "bucket_locks[1]", "obj+8"), else "site:" and the name of first_site (may be NULL), else its
+ * address. Returns how it was named: "symbol", "site" or "address". */
+RCL_HIDDEN const char *rcl_lock_name(const void *lock, const void *first_site, char *buf,
+                                     size_t len);
+/* A call site (a return address) as "function+0xOFF", else "module+0xOFF" (addr2line's
+ * address in that file), of the call instruction. */
+RCL_HIDDEN void rcl_site_name(const void *site, char *buf, size_t len);
 
 /* A mutex address's hash: the lock-to-server map (delegate.c) and the adaptive side table
  * (adaptive.c) probe with it. */

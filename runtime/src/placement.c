@@ -12,9 +12,11 @@
  *  3. RCL_SERVER_CPUS overrides the choice; every listed CPU must exist and be allowed.
  *  4. Clients: when at least one allowed PU remains once the servers' whole cores (their SMT
  *     siblings too) are set aside, a client thread whose affinity is still the whole process
- *     mask is moved off those PUs when
- *     it registers (RCL_CLIENT_AFFINITY=auto|exclude); a thread the program pinned itself is
- *     left alone. RCL_CLIENT_AFFINITY=any never touches client affinity.
+ *     mask is moved off those PUs when it registers, that is at its first delegated call
+ *     (RCL_CLIENT_AFFINITY=auto|exclude); a thread the program pinned itself is left alone.
+ *     RCL_CLIENT_AFFINITY=any never touches client affinity. In adaptive mode, auto does so only
+ *     on a machine where the servers' cores are a small share of the allowed PUs (at most
+ *     1/RCL_SMALL_SHARE): see "Clients in adaptive mode" below.
  */
 #include "internal.h"
 
@@ -204,6 +206,39 @@ static void choose_automatic(struct rcl_placement *pl, hwloc_bitmap_t *sets) {
              pl->kinds[pl->nkinds - 1].name, pl->kinds[pl->nkinds - 1].cpus);
 }
 
+/*
+ * Clients in adaptive mode (RCL_CLIENT_AFFINITY=auto). Adaptive mode runs most sections of most
+ * locks in their callers, so whether clients may use the servers' cores is a trade:
+ *  - kept off, a thread loses the servers' whole cores (SMT siblings included): the share
+ *    `excluded / allowed` of the PUs it could run on;
+ *  - let on, once a lock delegates, a client the scheduler puts on a server's PU preempts the
+ *    server (every delegated section then waits for a time slice), and one on its SMT sibling
+ *    slows it down.
+ * On 2 cores the share is 1/2: keeping clients off would halve the machine for a program that
+ * mostly runs locally, so they are let on (as before; the adaptive model counts the server's
+ * CPU as taken from callers that may use it: adaptive.c, rcl_adaptive_effective). When the
+ * share is small (at most 1/RCL_SMALL_SHARE) the loss is small and clients are kept off, as in
+ * delegate mode. 1/6, so that 4 servers on a 2-socket, 4-node, SMT-2 machine of 48 PUs
+ * ('pack:2 numa:2 core:6 pu:2': 8 of 48 PUs) keep clients off, and 1 server on 4 cores (1/4)
+ * or 4 servers on 32 PUs with SMT (8 of 32) do not.
+ * When: at the thread's registration, which is its first delegated call (delegate.c,
+ * client_register), not at start-up. A thread whose sections all stay local never delegates
+ * and keeps every CPU; a program that never delegates loses none. A thread that delegated once
+ * (an exploration of the server is enough) stays off the servers' cores afterwards, even if
+ * its locks go back to the local path: moving it back and forth at each switch would cost a
+ * system call per switch and per thread, for at most 1/RCL_SMALL_SHARE of the PUs.
+ */
+#define RCL_SMALL_SHARE 6 /* a small share: at most 1 / RCL_SMALL_SHARE of the allowed PUs */
+
+static bool adaptive_excludes(struct rcl_placement *pl) {
+    int allowed = CPU_COUNT(&pl->allowed), excluded = allowed - CPU_COUNT(&pl->client_set);
+    bool small = excluded * RCL_SMALL_SHARE <= allowed;
+    snprintf(pl->clients_why, sizeof pl->clients_why,
+             "adaptive mode: the servers' cores are %d of %d PUs (%s 1/%d)", excluded, allowed,
+             small ? "at most" : "more than", RCL_SMALL_SHARE);
+    return small;
+}
+
 void rcl_placement_init(struct rcl_placement *pl, const struct rcl_config *cfg) {
     memset(pl, 0, sizeof *pl);
     pl->nservers = cfg->nservers;
@@ -281,12 +316,9 @@ void rcl_placement_init(struct rcl_placement *pl, const struct rcl_config *cfg) 
         }
     }
     bool room = CPU_COUNT(&pl->client_set) >= 1;
-    /* Adaptive mode runs most sections of most locks in their callers: keeping every client
-     * off the server's cores would halve a 2-core machine for them (placement follows the
-     * decision; RCL_CLIENT_AFFINITY=exclude still confines them). */
-    pl->exclude_clients =
-        room && (cfg->client_affinity == RCL_AFFINITY_EXCLUDE ||
-                 (cfg->client_affinity == RCL_AFFINITY_AUTO && cfg->mode != RCL_MODE_ADAPTIVE));
+    pl->exclude_clients = room && (cfg->client_affinity == RCL_AFFINITY_EXCLUDE ||
+                                   (cfg->client_affinity == RCL_AFFINITY_AUTO &&
+                                    (cfg->mode != RCL_MODE_ADAPTIVE || adaptive_excludes(pl))));
     if (cfg->client_affinity == RCL_AFFINITY_EXCLUDE && !room)
         rcl_warn("RCL_CLIENT_AFFINITY=exclude: the servers use every allowed CPU; clients are "
                  "not moved");

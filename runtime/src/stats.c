@@ -1,14 +1,67 @@
 /*
- * stats.c - RCL_STATS: what each server did, printed when the process exits.
+ * stats.c - RCL_STATS: what each server did, and in adaptive mode each lock, printed when the
+ * process exits.
  *
- * RCL_STATS=1 prints a few lines on stderr; RCL_STATS=json:FILE writes one JSON object to FILE
- * (written to FILE.tmp, then renamed). The counters are the servers' own statistics (internal.h),
- * read with relaxed loads: a statistic, not a synchronisation.
+ * RCL_STATS=1 prints a few lines on the stderr the program started with; RCL_STATS=json:FILE
+ * writes one JSON object to FILE (schema "rcl-stats/1", docs/runtime.md; written to FILE.tmp,
+ * then renamed). The counters are the servers' own statistics (internal.h) and the adaptive
+ * table's, read with relaxed loads: a statistic, not a synchronisation.
+ *
+ * The stderr the program started with: a program may close its stderr before it exits (xz's
+ * tuklib_exit fcloses it to catch write errors), and the atexit handler runs after that. So when
+ * librcl is loaded (a constructor, before main) with RCL_STATS=1, descriptor 2 is duplicated to a
+ * close-on-exec descriptor at or above 100 (out of the way of programs that count on their low
+ * descriptors), and its identity (device, inode) kept; at exit the text goes there if the
+ * descriptor still is that file (a program may close every descriptor and reuse the number:
+ * then descriptor 2, if open), built in memory and written at once, never through stdio's
+ * stderr.
  */
 #include "internal.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define RCL_STATS_SCHEMA "rcl-stats/1"
+#define RCL_STATS_FD_MIN 100
+
+static int kept_fd = -1;
+static struct stat kept_st;
+
+/* Runs when librcl is loaded: the environment is the program's (config.c reads it again at
+ * start-up; RCL_STATS=1 is its text setting). */
+__attribute__((constructor)) static void keep_stderr(void) {
+    const char *v = getenv("RCL_STATS");
+    if (!v || strcmp(v, "1")) return;
+    int fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, RCL_STATS_FD_MIN);
+    if (fd < 0) fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3); /* a low RLIMIT_NOFILE */
+    if (fd < 0) return;
+    if (fstat(fd, &kept_st) != 0) {
+        close(fd);
+        return;
+    }
+    kept_fd = fd;
+}
+
+/* The descriptor the text goes to: the kept one while it is still the same file. */
+static int text_fd(void) {
+    struct stat st;
+    if (kept_fd >= 0 && fstat(kept_fd, &st) == 0 && st.st_dev == kept_st.st_dev &&
+        st.st_ino == kept_st.st_ino)
+        return kept_fd;
+    return STDERR_FILENO;
+}
+
+static void write_all(int fd, const char *p, size_t n) {
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w <= 0) return; /* nowhere to write: a statistic is not worth more */
+        p += w, n -= (size_t)w;
+    }
+}
 
 static uint64_t get(_Atomic uint64_t *c) {
     return atomic_load_explicit(c, memory_order_relaxed);
@@ -50,7 +103,8 @@ static void print_text(FILE *f) {
 }
 
 static void print_json(FILE *f) {
-    fprintf(f, "{\"mode\": \"%s\", \"servers\": [", mode_name());
+    fprintf(f, "{\"schema\": \"%s\", \"mode\": \"%s\", \"servers\": [", RCL_STATS_SCHEMA,
+            mode_name());
     for (int i = 0; i < rcl_rt.nservers; i++) {
         struct rcl_server *s = &rcl_rt.servers[i];
         fprintf(
@@ -77,7 +131,13 @@ static void print_json(FILE *f) {
 
 static void at_exit(void) {
     if (rcl_rt.cfg.stats == RCL_STATS_TEXT) {
-        print_text(stderr);
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        if (!m) return;
+        print_text(m);
+        if (fclose(m) == 0) write_all(text_fd(), text, len);
+        free(text);
         return;
     }
     char tmp[4096];

@@ -87,8 +87,9 @@ int main(int argc, char **argv) {
             printf("%s{\"server\": %d, \"cpu\": %d, \"kind\": \"%s\"}", i ? ", " : "", i,
                    pl.server_cpus[i], k >= 0 ? pl.kinds[k].name : "");
         }
-        printf("],\n \"placement\": \"%s\", \"clients_excluded\": %s, \"client_cpus\": \"%s\",\n",
-               pl.why, pl.exclude_clients ? "true" : "false", clients);
+        printf("],\n \"placement\": \"%s\", \"clients_excluded\": %s, \"client_cpus\": \"%s\", "
+               "\"clients_why\": \"%s\",\n",
+               pl.why, pl.exclude_clients ? "true" : "false", clients, pl.clients_why);
         printf(" \"client_spin_ns\": %llu, \"server_spin_ns\": %llu,\n"
                " \"pool_max\": %d, \"pool_spare\": %d, \"pool_idle_ms\": %llu, "
                "\"block_detect_us\": %llu}\n",
@@ -113,8 +114,9 @@ int main(int argc, char **argv) {
                k >= 0 ? pl.kinds[k].name : "unpinned");
     }
     printf("placement: %s\n", pl.why);
-    printf("clients:   %s (CPUs %s)\n",
-           pl.exclude_clients ? "kept off the servers' cores" : "not moved", clients);
+    printf("clients:   %s (CPUs %s)%s%s\n",
+           pl.exclude_clients ? "kept off the servers' cores" : "not moved", clients,
+           pl.clients_why[0] ? "; " : "", pl.clients_why);
     printf("waiting:   clients spin %llu ns then park; idle servers spin %llu ns then park\n",
            (unsigned long long)cfg.spin_ns, (unsigned long long)cfg.server_spin_ns);
     printf("blocking:  up to %d servicing threads per server, %d idle spare(s) kept %llu ms\n",

@@ -67,10 +67,12 @@ const Expr *failureTest(const Stmt *S) {
 
 namespace {
 
+const CallExpr *assertedOperation(const Expr *E);
+
 /// The pthread call `Expected` that statement S of a wrapper's body performs: `op(E);`,
 /// `(void)op(E);`, `return op(E);`, `if (op(E)) fail;` or `if (op(E) != 0) fail;` (no else,
-/// no label in the branch: it runs only when the call failed), or `T r = op(E);` with r a
-/// local integer (then Stored is r).
+/// no label in the branch: it runs only when the call failed), `assert(op(E) == 0);`
+/// (assertedOperation), or `T r = op(E);` with r a local integer (then Stored is r).
 const CallExpr *operationStatement(const Stmt *S, StringRef Expected, const VarDecl *&Stored) {
     Stored = nullptr;
     const Expr *E = nullptr;
@@ -85,8 +87,9 @@ const CallExpr *operationStatement(const Stmt *S, StringRef Expected, const VarD
             return nullptr;
         Stored = Var;
         E = Var->getInit();
-    } else
-        E = dyn_cast_or_null<Expr>(S);
+    } else if ((E = dyn_cast_or_null<Expr>(S))) {
+        if (const CallExpr *Asserted = assertedOperation(E)) E = Asserted;
+    }
     if (!E) return nullptr;
     E = E->IgnoreParens();
     if (const auto *Cast = dyn_cast<CStyleCastExpr>(E))
@@ -574,6 +577,44 @@ const CallExpr *testedCall(const Expr *E, bool Negated,
     return dyn_cast<CallExpr>(E);
 }
 
+/// The operation of `assert(op(..) == 0)` or `assert(!op(..))`, as glibc spells assert in GNU C,
+/// `(void)sizeof((X) ? 1 : 0), __extension__ ({ if (X) ; else __assert_fail(...); })`, or as a
+/// conditional, `(X) ? (void)0 : fail(...)`: the failure branch may only call functions that do
+/// not return (onlyChecks). A delegated operation does not fail, so the check always passes.
+/// (libusb's `PTHREAD_CHECK(pthread_mutex_lock(m))` in a build with assertions.)
+const CallExpr *assertedOperation(const Expr *E) {
+    E = bare(E);
+    if (const auto *Comma = dyn_cast<BinaryOperator>(E); Comma && Comma->getOpcode() == BO_Comma) {
+        // The sizeof is not evaluated: it is there for the compiler's warnings.
+        if (!isa<UnaryExprOrTypeTraitExpr>(bare(Comma->getLHS()))) return nullptr;
+        E = bare(Comma->getRHS());
+    }
+    if (const auto *Ext = dyn_cast<UnaryOperator>(E); Ext && Ext->getOpcode() == UO_Extension)
+        E = bare(Ext->getSubExpr());
+    const Expr *Test = nullptr;
+    const Stmt *Fail = nullptr;
+    if (const auto *Block = dyn_cast<StmtExpr>(E)) {
+        const CompoundStmt *Body = Block->getSubStmt();
+        const auto *If = Body->size() == 1 ? dyn_cast<IfStmt>(Body->body_front()) : nullptr;
+        if (!If || If->getInit() || If->getConditionVariable() || !If->getElse() ||
+            !isa<NullStmt>(If->getThen()))
+            return nullptr;
+        Test = If->getCond();
+        Fail = If->getElse();
+    } else if (const auto *Cond = dyn_cast<ConditionalOperator>(E)) {
+        if (!isZero(bare(Cond->getTrueExpr()))) return nullptr;
+        Test = Cond->getCond();
+        Fail = Cond->getFalseExpr();
+    } else {
+        return nullptr;
+    }
+    const CallExpr *Call = testedCall(Test, /*Negated=*/true, {});
+    const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+    if (!Callee || !onlyChecks(Fail, nullptr, Callee->getASTContext(), /*Guarded=*/true))
+        return nullptr;
+    return Call;
+}
+
 } // namespace
 
 const CallExpr *LockApi::checkedOperationStatement(const Stmt *S) const {
@@ -608,6 +649,8 @@ const CallExpr *LockApi::checkedOperationStatement(const Stmt *S) const {
             Call = testedCall(Logic->getLHS(), false, Locals);
         else if (Logic && Logic->getOpcode() == BO_LOr)
             Call = testedCall(Logic->getLHS(), true, Locals);
+        else
+            Call = assertedOperation(E);
     }
     std::optional<LockOp> Op = Call ? classify(Call) : std::nullopt;
     if (!Op || (*Op != LockOp::Lock && *Op != LockOp::Unlock) || !Call->getType()->isIntegerType())

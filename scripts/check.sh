@@ -6,7 +6,9 @@
 #   3. the whole project built with GCC (the system's default compiler, which a user's plain
 #      `cmake -S . -B build` picks) with warnings as errors, so a GCC-only warning fails here,
 #      and its C code once more in Debug;
-#   4. the formatting check (clang-format-19 against .clang-format).
+#   4. the Debian package (scripts/package-test.sh: built with CPack, installed with apt-get,
+#      used as a user would, removed; it refuses to run where an rcl package is installed);
+#   5. the formatting check (clang-format-19 against .clang-format).
 # Ends with one line "N passed, N failed" summing every lit run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,6 +58,14 @@ gcc_build() { # gcc_build DIR [cmake options...]
 }
 gcc_build build-gcc
 gcc_build build-gcc-debug -DCMAKE_BUILD_TYPE=Debug -DRCL_BUILD_TOOLS=OFF
+
+echo "== Debian package (scripts/package-test.sh build)"
+if scripts/package-test.sh build; then
+    echo "package: built, installed, used and removed"
+else
+    echo "package: FAILED (scripts/package-test.sh build)"
+    status=1; failed=$((failed + 1))
+fi
 
 echo "== format"
 if scripts/format.sh --check; then echo "format: clean"; else status=1; failed=$((failed + 1)); fi

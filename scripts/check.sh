@@ -6,9 +6,11 @@
 #   3. the whole project built with GCC (the system's default compiler, which a user's plain
 #      `cmake -S . -B build` picks) with warnings as errors, so a GCC-only warning fails here,
 #      and its C code once more in Debug;
-#   4. the corpus's quick slice (real packages through rcl build; skipped when the Debian
+#   4. the Debian package (scripts/package-test.sh: built with CPack, installed with apt-get,
+#      used as a user would, removed; it refuses to run where an rcl package is installed);
+#   5. the corpus's quick slice (real packages through rcl build; skipped when the Debian
 #      archive is unreachable);
-#   5. the formatting check (clang-format-19 against .clang-format).
+#   6. the formatting check (clang-format-19 against .clang-format).
 # Ends with one line "N passed, N failed" summing every lit run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,6 +61,14 @@ gcc_build() { # gcc_build DIR [cmake options...]
 gcc_build build-gcc
 gcc_build build-gcc-debug -DCMAKE_BUILD_TYPE=Debug -DRCL_BUILD_TOOLS=OFF
 
+echo "== Debian package (scripts/package-test.sh build)"
+if scripts/package-test.sh build; then
+    echo "package: built, installed, used and removed"
+else
+    echo "package: FAILED (scripts/package-test.sh build)"
+    status=1; failed=$((failed + 1))
+fi
+
 # The rewriter on real code: the corpus's quick slice (three small Debian packages built with
 # rcl build + rcl-cc, their suites in every mode; test/e2e/corpus.sh). It needs the package
 # archive and root (apt-get source, build-dep): skipped, with a message, where either is missing.
@@ -68,6 +78,7 @@ if [ "$(id -u)" -ne 0 ]; then
 elif test/e2e/corpus.sh --quick --build build --work build/corpus-quick; then
     echo "corpus: quick slice passed"
 else
+    echo "corpus: FAILED (test/e2e/corpus.sh --quick; results in build/corpus-quick)"
     status=1; failed=$((failed + 1))
 fi
 

@@ -8,8 +8,10 @@ PACKAGES=(clang-19 libclang-19-dev llvm-19-dev llvm-19-tools libclang-rt-19-dev 
           libhwloc-dev hwloc libck-dev ninja-build cmake pkg-config python3 python3-psutil
           csmith libcsmith-dev libevent-dev python3-matplotlib
           clang-tools-19)   # clang-apply-replacements-19 (rewriter/export-fixes-apply.test)
-PACKAGES+=(libmemcached-tools dpkg-dev)   # bench/apps/memcached.sh: memaslap; apt-get source
+PACKAGES+=(libmemcached-tools dpkg-dev)   # bench/apps/memcached.sh: memaslap; apt-get source;
+                                          # dpkg-shlibdeps (the package: cpack -G DEB)
 PACKAGES+=(make util-linux)   # test/e2e/xz-utils.sh (configure; make check), libuv.sh (setpriv)
+PACKAGES+=(groff-base man-db)   # test/man (groff, man), scripts/package-test.sh (man)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -38,6 +38,7 @@ runtime_libs = "%s/runtime/librcl.a %s -pthread%s" % (obj, config.hwloc_libs or 
 
 config.substitutions.append(("%cc", "%s %s" % (config.cc, cflags)))
 config.substitutions.append(("%c_compiler", config.cc))  # the bare compiler, no project flags
+config.substitutions.append(("%cxx_compiler", config.cxx))
 config.substitutions.append(("%rcl_cflags", cflags))
 config.substitutions.append(("%rcl_libs", runtime_libs))
 # Tests of the runtime's internal interface include runtime/src/internal.h.
@@ -47,6 +48,7 @@ config.substitutions.append(("%rcl_obj", obj))
 config.substitutions.append(("%rcl-info", os.path.join(obj, "runtime", "rcl-info")))
 config.substitutions.append(("%rcl-rewrite", os.path.join(obj, "rewriter", "rcl-rewrite")))
 config.substitutions.append(("%rcl-cc", os.path.join(obj, "rewriter", "rcl-cc")))
+config.substitutions.append(("%rcl-cxx", os.path.join(obj, "rewriter", "rcl-c++")))
 config.substitutions.append(("%rcl-prof", os.path.join(obj, "profiler", "rcl-prof")))
 config.substitutions.append(("%librcl-prof", os.path.join(obj, "profiler", "librcl-prof.so")))
 # The workflow command; a pattern, so it never eats the %rcl-* and %rcl_* names above.

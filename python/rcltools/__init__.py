@@ -1,7 +1,7 @@
 """rcltools: the modules the RCL toolkit's Python programs share.
 
-The programs (cli/rcl.in, rewriter/rcl-cc.in, profiler/rcl-prof.in, bench/evaluate.py,
-bench/apps/memcached.py) parse their options and call these; each piece of logic that more
+The programs (cli/rcl.in, rewriter/rcl-cc.in, rewriter/rcl-c++.in, profiler/rcl-prof.in,
+bench/evaluate.py, bench/apps/memcached.py) parse their options and call these; each piece of logic that more
 than one of them needs is written once here:
 
   elf        what a program's ELF headers say (debug info, load segments, interpreter)
@@ -14,6 +14,8 @@ than one of them needs is written once here:
   ui         talking to the user: Failure, messages, progress, files written whole or not at all
   compare    rcl compare: variants run side by side, interleaved; table, CSV, JSON, plot
   buildfacts a build's facts directory: rcl-cc's log of compiled units, what rcl build reads
+  driver     what the compiler wrappers rcl-cc and rcl-c++ share: a command line's inputs,
+             whether it links, librcl's link flags, whether a link's objects need librcl
 
 Standard library only: every tool runs with Debian's python3 and nothing else.
 """

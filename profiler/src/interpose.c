@@ -87,22 +87,39 @@ static struct tc_entry *cache_entry(struct thread_state *t, pthread_mutex_t *m, 
     return prof_tcache_replace(t, e, (uintptr_t)m, pc, record_index(r), epoch, kind);
 }
 
-/* Whether to time this critical section: always, unless the entry's are known to be short;
- * then at random intervals of mean prof_sample_period (random, so that a program's own period
- * cannot alias with ours). */
-static inline int should_time(struct thread_state *t, const struct tc_entry *e) {
-    if (PROF_LIKELY(!e || !e->sampled)) return 1;
-    if (PROF_LIKELY(t->sample_countdown > 1)) {
-        t->sample_countdown--;
-        return 0;
-    }
+/* A random interval between timed critical sections, of mean `mean` (random, so that a
+ * program's own period cannot alias with ours). */
+static uint32_t draw_interval(struct thread_state *t, uint32_t mean) {
     uint32_t x = t->rng ? t->rng : (uint32_t)(uintptr_t)t | 1u;
     x ^= x << 13; /* xorshift32 */
     x ^= x >> 17;
     x ^= x << 5;
     t->rng = x;
-    t->sample_countdown = 1 + x % (2 * prof_sample_period - 1);
+    return 1 + x % (2 * mean - 1);
+}
+
+/* Whether to time this critical section: always, unless the entry's are known to be short;
+ * then when the entry's countdown runs out. */
+static inline int should_time(struct thread_state *t, struct tc_entry *e) {
+    if (PROF_LIKELY(!e || !e->sampled)) return 1;
+    if (PROF_LIKELY(e->countdown > 1)) {
+        e->countdown--;
+        return 0;
+    }
+    e->countdown = draw_interval(t, e->sample_mean);
     return 1;
+}
+
+/* The mean sampling interval of an entry whose first SAMPLE_AFTER critical sections took
+ * `ticks` together: RCL_PROF_SAMPLE for sections of about SHORT_CS_TICKS, and as many times
+ * more as they are shorter, up to 64 times: timing one costs two TSC reads (10-20 ns each), so
+ * the cost of timing per critical section stays about the same share of the section's own
+ * cost, while a lock taken a million times still has thousands of timed sections. */
+static uint32_t sample_interval(uint64_t ticks) {
+    uint64_t avg = ticks / SAMPLE_AFTER;
+    uint64_t factor = avg ? SHORT_CS_TICKS / avg : 64;
+    factor = factor < 1 ? 1 : factor > 64 ? 64 : factor;
+    return (uint32_t)(prof_sample_period * factor);
 }
 
 /*
@@ -250,8 +267,12 @@ static void account_hold(const struct held *h, uint64_t now, uint64_t misses_now
             prof_sample_period > 1 &&
             atomic_load_explicit(&e->hold_ticks, memory_order_relaxed) <
                 (uint64_t)SAMPLE_AFTER * SHORT_CS_TICKS &&
-            atomic_load_explicit(&e->holds, memory_order_relaxed) == SAMPLE_AFTER)
+            atomic_load_explicit(&e->holds, memory_order_relaxed) == SAMPLE_AFTER) {
+            e->sample_mean =
+                sample_interval(atomic_load_explicit(&e->hold_ticks, memory_order_relaxed));
+            e->countdown = draw_interval(&prof_thread, e->sample_mean);
             e->sampled = 1;
+        }
     }
     if (PROF_UNLIKELY(prof_nkinds > 1))
         atomic_fetch_add_explicit(&r->hold_ticks_by_kind[h->kind], hold, memory_order_relaxed);
@@ -325,9 +346,9 @@ int pthread_mutex_lock(pthread_mutex_t *m) {
         struct tc_entry *e = cache_slot(t->tc, m, pc);
         if (PROF_LIKELY(cache_hit(e, m, pc,
                                   atomic_load_explicit(&prof_lock_epoch, memory_order_relaxed)) &&
-                        e->sampled && t->sample_countdown > 1 && n < PROF_HELD_MAX &&
+                        e->countdown > 1 && n < PROF_HELD_MAX &&
                         LOOKS_PLAIN_AND_FREE(m))) {
-            t->sample_countdown--; /* should_time's "no" */
+            e->countdown--; /* should_time's "no" (countdown is 0 unless sampled) */
             struct held *h = &t->held[n];
             h->mutex = m;
             h->entry = e;

@@ -64,10 +64,11 @@ struct lock_site {
  *
  * Hold time is measured on every critical section of a (thread, lock, site) until its critical
  * sections are known to be short (avg < SHORT_CS_TICKS over SAMPLE_AFTER of them); from then on
- * on a random sample of about 1 in RCL_PROF_SAMPLE (default 16), and the total is extrapolated
- * when the entry is flushed: hold_ticks += timed ticks * holds / holds_timed. Reading the TSC
- * twice costs ~20 ns, which would otherwise double the cost of a short critical section. The
- * counts (acquisitions, contended, holds, sites) are always exact.
+ * on a random sample, one in RCL_PROF_SAMPLE (default 16) on average for sections of about
+ * SHORT_CS_TICKS, sparser for shorter ones (sample_interval in interpose.c), and the total is
+ * extrapolated when the entry is flushed: hold_ticks += timed ticks * holds / holds_timed.
+ * Reading the TSC costs 10-20 ns, twice per timed section, as much as an uncontended lock and
+ * unlock. The counts (acquisitions, contended, holds, sites) are always exact.
  */
 struct lock_record {
     _Alignas(64) _Atomic uint64_t acquisitions; /* lock, trylock, timedlock, delegate */
@@ -224,9 +225,10 @@ struct tc_entry {
     uint8_t kind;    /* enum site_kind of pc */
     uint8_t sampled; /* short critical sections: time a sample only */
     uint16_t pad16;
-    uint32_t pad32;
+    uint32_t countdown; /* sampled: critical sections until the next timed one; else 0 */
     _Atomic uint64_t acquisitions, holds, holds_timed, hold_ticks;
     _Atomic uint64_t contended, wait_ticks, wait_max_ticks, hold_max_ticks;
+    uint32_t sample_mean; /* sampled: the mean interval between timed critical sections */
 };
 
 struct tcache {
@@ -279,8 +281,7 @@ struct thread_state {
     int classified;    /* is_server decided */
     unsigned epoch;    /* prof_epoch when registered: a forked child starts a new epoch */
     uint64_t start_ticks;
-    uint32_t sample_countdown; /* timed CSs of sampled locks: when this reaches 0 */
-    uint32_t rng;              /* xorshift state for the sampling interval */
+    uint32_t rng; /* xorshift state for the sampling intervals */
     /* rcl_delegate in flight on this thread (rcl_prof_cs_begin .. rcl_prof_cs_end) */
     pthread_mutex_t *deleg_lock;
     uint64_t deleg_site;

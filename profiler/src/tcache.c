@@ -133,6 +133,7 @@ struct tc_entry *prof_tcache_replace(struct thread_state *t, struct tc_entry *e,
     flush(e);
     e->kind = (uint8_t)kind;
     e->sampled = 0;
+    e->countdown = 0;
     e->epoch = epoch;
     atomic_store_explicit(&e->pc, pc, memory_order_relaxed);
     atomic_store_explicit(&e->mutex, mutex, memory_order_relaxed);

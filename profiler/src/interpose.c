@@ -2,14 +2,15 @@
  * interpose.c - the wrappers the program calls instead of libc's pthread functions, and the
  * hooks librcl calls for delegated critical sections.
  *
- * Hot path of pthread_mutex_lock: this thread's cache entry for (mutex, call site) (tcache.c;
- * the lock table is consulted only on a miss), looked up before the lock is taken; a look at
- * the mutex's lock word, and only when it is taken is the wait timed (two TSC reads around the
- * real lock); then a plain increment in the entry, a push on the thread's stack of held locks
- * and, unless this entry's critical sections are short and only a sample is timed, one TSC
- * read. pthread_mutex_unlock pops the lock, reads the TSC (if timed), releases the lock, and
- * only then adds the hold time to the entry. No locked instruction and no write to shared
- * memory on the uncontended path.
+ * Hot path of pthread_mutex_lock (the "plain" case, see fill_slot): this thread's cache entry
+ * for (mutex, call site) (tcache.c; the lock table is consulted only on a miss), a look at the
+ * mutex's lock word and kind, then an increment in the entry and a push on the thread's stack
+ * of held locks, all before the lock is taken, and a tail call of the real lock. Its unlock
+ * counts the hold, pops, and tail-calls the real unlock. Contended acquisitions have their
+ * wait timed (two TSC reads around the real lock), and a sample of the critical sections
+ * their hold (a TSC read at each end; every one for locks whose sections are not known to be
+ * short); those are counted once the lock is held, and their hold once it is released. No
+ * locked instruction and no write to shared memory on either path.
  *
  * The thread remembers the locks it holds (struct held, a small stack) to time each critical
  * section; pthread_cond_wait splits the hold around the wait (the time blocked in the wait is
@@ -163,9 +164,7 @@ static inline void fill_slot(struct thread_state *t, struct held *h, pthread_mut
 /* The slot for an acquisition of m from pc (see above), or NULL: an acquisition not to count (a
  * server's own locking of a lock whose delegated critical sections it runs: the hooks report
  * those). */
-static struct held *prepare(struct thread_state *t,
-                                                           pthread_mutex_t *m, uint64_t pc,
-                                                           int kind) {
+static struct held *prepare(struct thread_state *t, pthread_mutex_t *m, uint64_t pc, int kind) {
     if (!t->classified) classify_thread(t);
     if (t->deleg_lock == m) { /* librcl in local mode, inside rcl_delegate */
         pc = t->deleg_site;
@@ -305,7 +304,7 @@ static inline int is_acquired(int rc) {
 #define LOOKS_TAKEN(m) (__atomic_load_n(&(m)->__data.__lock, __ATOMIC_RELAXED) != 0)
 /* ... and is a normal mutex (PTHREAD_MUTEX_NORMAL/DEFAULT: kind 0, no robust, PI, PP, shared or
  * elision flag), whose pthread_mutex_lock always returns 0. */
-#define LOOKS_PLAIN_AND_FREE(m)                                                                \
+#define LOOKS_PLAIN_AND_FREE(m)                                                                    \
     (!LOOKS_TAKEN(m) && __atomic_load_n(&(m)->__data.__kind, __ATOMIC_RELAXED) == 0)
 #endif
 
@@ -341,13 +340,12 @@ int pthread_mutex_lock(pthread_mutex_t *m) {
     uint64_t pc = (uint64_t)__builtin_return_address(0);
     struct thread_state *t = &prof_thread;
 #ifdef LOOKS_TAKEN
-    if (PROF_LIKELY(atomic_load_explicit(&prof_ready, memory_order_acquire) && t->fast)) {
+    if (PROF_LIKELY(t->fast)) { /* implies prof_ready: only the general path attaches a cache */
         int n = t->nheld;
         struct tc_entry *e = cache_slot(t->tc, m, pc);
-        if (PROF_LIKELY(cache_hit(e, m, pc,
-                                  atomic_load_explicit(&prof_lock_epoch, memory_order_relaxed)) &&
-                        e->countdown > 1 && n < PROF_HELD_MAX &&
-                        LOOKS_PLAIN_AND_FREE(m))) {
+        if (PROF_LIKELY(
+                cache_hit(e, m, pc, atomic_load_explicit(&prof_lock_epoch, memory_order_relaxed)) &&
+                e->countdown > 1 && n < PROF_HELD_MAX && LOOKS_PLAIN_AND_FREE(m))) {
             e->countdown--; /* should_time's "no" (countdown is 0 unless sampled) */
             struct held *h = &t->held[n];
             h->mutex = m;
@@ -418,10 +416,12 @@ static __attribute__((noinline)) int unlock_slow(struct thread_state *t, pthread
 }
 
 int pthread_mutex_unlock(pthread_mutex_t *m) {
-    if (PROF_UNLIKELY(!ready())) return prof_real.mutex_unlock(m);
     struct thread_state *t = &prof_thread;
-    int n = t->nheld;
-    if (PROF_UNLIKELY(n == 0)) return prof_real.mutex_unlock(m);
+    int n = t->nheld; /* nonzero implies prof_ready: something was counted */
+    if (PROF_UNLIKELY(n == 0)) {
+        ready(); /* resolves prof_real on a first call before the constructor */
+        return prof_real.mutex_unlock(m);
+    }
     struct held *h = &t->held[n - 1];
     if (PROF_UNLIKELY(h->mutex != m || !h->plain)) return unlock_slow(t, m);
     /* counted and popped before the release, like the acquisition (see fill_slot) */

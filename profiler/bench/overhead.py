@@ -8,17 +8,19 @@
 SHAPE is BENCH:THREADS:ITERS:LOCAL_LOOPS, BENCH one of the programs built beside librcl-prof.so
 (short_section: one mutex around one increment; lock_heavy: 4 mutexes around 2 cache lines),
 LOCAL_LOOPS the loop turns of work outside the section. Default: short_section with the
-number of CPUs and twice as many threads, without and with 200 turns of outside work, and
-lock_heavy's default shape.
+number of CPUs and twice as many threads, without and with 200 turns of outside work, with
+50 turns at the number of CPUs, and lock_heavy's default shape; each runs about 0.5 s alone on
+the 2-CPU reference machine.
 
 Every round runs, for each shape, the program alone ("base"), under `rcl-prof --no-counters
 -o /dev/null --` ("prof"), and with --compare-lib, under rcl-prof with that librcl-prof.so
 instead ("other", e.g. the preload before a change), in an order that alternates from round to
-round so that neither side always runs first. Two times per run: the program's own loop time
-(it prints it: start-up, the dump and the report are not in it), which is what the preload's
-cost per acquisition changes; and the wall time of the whole command (rcl-prof's launcher,
-the dump and the report included). The ratio is median(prof) / median(base); the spread is
-the smallest and largest ratio of the runs of one round. Hardware counters are off: most VMs
+round so that neither side always runs first. Three times per run: the program's own loop
+time and the CPU time its threads spent in the loop (it prints both, bench_clock.h: start-up,
+the dump and the report are not in them), which is what the preload's cost per acquisition
+changes; and the wall time of the whole command (rcl-prof's launcher, the dump and the report
+included). Each ratio is median(variant) / median(base); the spread is the smallest and
+largest loop-time ratio of one round's runs. Hardware counters are off: most VMs
 have none, and where they exist they cost two read(2) calls per timed critical section.
 
 Prints a table; --json writes every run's numbers, the medians and ratios, the machine and
@@ -38,9 +40,11 @@ from rcltools.measure import spread  # noqa: E402
 
 def default_shapes():
     n = os.cpu_count() or 1
-    return ["short_section:%d:2000000:0" % n, "short_section:%d:1000000:0" % (2 * n),
-            "short_section:%d:1000000:200" % n, "short_section:%d:500000:200" % (2 * n),
-            "lock_heavy:2:1000000:50"]
+    return ["short_section:%d:%d:0" % (n, 40000000 // n),
+            "short_section:%d:%d:0" % (2 * n, 20000000 // n),
+            "short_section:%d:%d:50" % (n, 8000000 // n),
+            "short_section:%d:%d:200" % (n, 2000000 // n),
+            "short_section:%d:%d:200" % (2 * n, 1000000 // n), "lock_heavy:2:3000000:50"]
 
 
 def parse_shape(text):
@@ -52,29 +56,30 @@ def parse_shape(text):
 
 
 def run_once(argv, env):
-    """(loop ns the program printed, wall ns of the command)."""
+    """(loop ns, loop CPU ns the program printed, wall ns of the command)."""
     t0 = time.monotonic_ns()
     p = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                        text=True, check=False)
     wall = time.monotonic_ns() - t0
-    lines = p.stdout.split()
-    if p.returncode != 0 or not lines or not lines[-1].isdigit():
+    last = p.stdout.splitlines()[-1].split() if p.stdout.strip() else []
+    if p.returncode != 0 or len(last) != 2 or not all(x.isdigit() for x in last):
         sys.exit("overhead.py: %s failed (status %d)" % (" ".join(argv), p.returncode))
-    return int(lines[-1]), wall
+    return int(last[0]), int(last[1]), wall
 
 
 def summarise(shape, samples):
-    base_loop = spread(samples["base"]["loop_ns"])["median"]
-    base_wall = spread(samples["base"]["wall_ns"])["median"]
+    base = {k: spread(v)["median"] for k, v in samples["base"].items()}
     out = dict(shape)
     out["runs"] = samples
     out["results"] = {}
     for variant, s in samples.items():
-        loop, wall = spread(s["loop_ns"]), spread(s["wall_ns"])
+        loop, cpu, wall = spread(s["loop_ns"]), spread(s["cpu_ns"]), spread(s["wall_ns"])
         paired = [p / b for p, b in zip(s["loop_ns"], samples["base"]["loop_ns"])]
         out["results"][variant] = {
-            "loop_ns_median": loop["median"], "wall_ns_median": wall["median"],
-            "loop_ratio": loop["median"] / base_loop, "wall_ratio": wall["median"] / base_wall,
+            "loop_ns_median": loop["median"], "cpu_ns_median": cpu["median"],
+            "wall_ns_median": wall["median"], "loop_ratio": loop["median"] / base["loop_ns"],
+            "cpu_ratio": cpu["median"] / base["cpu_ns"],
+            "wall_ratio": wall["median"] / base["wall_ns"],
             "loop_ratio_min": min(paired), "loop_ratio_max": max(paired),
             "ns_per_acquisition": loop["median"] / (shape["iters"] * shape["threads"]),
         }
@@ -82,15 +87,16 @@ def summarise(shape, samples):
 
 
 def print_table(results):
-    print("%-36s %-6s %12s %8s %15s %10s %8s" % (
-        "shape (bench:threads:iters:local)", "run", "loop median", "ratio", "round ratios",
-        "wall", "ratio"))
+    print("%-31s %-5s %10s %7s %14s %10s %7s %9s %7s" % (
+        "bench:threads:iters:local", "run", "loop", "ratio", "round ratios", "loop CPU",
+        "ratio", "command", "ratio"))
     for r in results:
         name = "%s:%d:%d:%d" % (r["bench"], r["threads"], r["iters"], r["local_loops"])
         for variant, v in r["results"].items():
-            print("%-36s %-6s %9.1f ms %7.3fx %6.3f..%-6.3fx %7.0f ms %7.3fx" % (
+            print("%-31s %-5s %7.1f ms %6.3fx %6.3f..%-6.3f %7.1f ms %6.3fx %6.0f ms %6.3fx" % (
                 name, variant, v["loop_ns_median"] / 1e6, v["loop_ratio"], v["loop_ratio_min"],
-                v["loop_ratio_max"], v["wall_ns_median"] / 1e6, v["wall_ratio"]))
+                v["loop_ratio_max"], v["cpu_ns_median"] / 1e6, v["cpu_ratio"],
+                v["wall_ns_median"] / 1e6, v["wall_ratio"]))
             name = ""
 
 
@@ -139,7 +145,12 @@ def main(argv):
     if args.compare_lib:
         variants.append(("other", rcl_prof, dict(env, RCL_PROF_LIB=os.path.abspath(
             args.compare_lib))))
-    samples = [{name: {"loop_ns": [], "wall_ns": []} for name, _, _ in variants}
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            sys.exit("overhead.py: --plot needs matplotlib (Debian: python3-matplotlib)")
+    samples = [{name: {"loop_ns": [], "cpu_ns": [], "wall_ns": []} for name, _, _ in variants}
                for _ in shapes]
     load_before = os.getloadavg()
     for rnd in range(args.runs):
@@ -150,8 +161,9 @@ def main(argv):
             for name, launcher, venv in order:
                 argv = prog if launcher is None else [
                     launcher, "--no-counters", "-o", os.devnull, "--"] + prog
-                loop, wall = run_once(argv, venv)
+                loop, cpu, wall = run_once(argv, venv)
                 s[name]["loop_ns"].append(loop)
+                s[name]["cpu_ns"].append(cpu)
                 s[name]["wall_ns"].append(wall)
     results = [summarise(shape, s) for shape, s in zip(shapes, samples)]
     print_table(results)

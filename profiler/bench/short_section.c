@@ -1,28 +1,22 @@
 /*
  * short_section - the shape on which the profiler's cost per acquisition shows most
- * (bench/overhead.sh): THREADS threads x ITERS iterations of { local work (LOCAL_LOOPS loop
+ * (bench/overhead.py): THREADS threads x ITERS iterations of { local work (LOCAL_LOOPS loop
  * turns); lock the one mutex; counter++; unlock }. The critical section is one increment, so
  * almost all of the program's time is lock handoffs and whatever the profiler adds to each
- * acquisition. Prints the loop's wall time in ns, measured inside the program (start-up and
- * the profiler's report are not included), like lock_heavy; exits 1 if the counter is not
- * THREADS x ITERS (a wrapper that broke mutual exclusion would show here).
+ * acquisition. Prints the loop's wall and CPU time (bench_clock.h); exits 1 if the counter is
+ * not THREADS x ITERS (a wrapper that broke mutual exclusion would show here).
  * Usage: short_section [threads] [iterations] [local_loops]
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+
+#include "bench_clock.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t counter;
 static long iters, local_loops;
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void *worker(void *arg) {
     (void)arg;
@@ -42,16 +36,16 @@ int main(int argc, char **argv) {
     local_loops = argc > 3 ? atol(argv[3]) : 0;
     pthread_t *t = calloc((size_t)threads, sizeof *t);
     if (!t || threads < 1) return 1;
-    uint64_t t0 = now_ns();
+    struct bench_clock t0 = bench_clock_start();
     for (int i = 0; i < threads; i++)
         pthread_create(&t[i], NULL, worker, NULL);
     for (int i = 0; i < threads; i++)
         pthread_join(t[i], NULL);
-    printf("%llu\n", (unsigned long long)(now_ns() - t0));
+    bench_clock_print(t0);
     free(t);
     if (counter != (uint64_t)threads * (uint64_t)iters) {
-        fprintf(stderr, "short_section: counter %llu, expected %llu\n",
-                (unsigned long long)counter, (unsigned long long)threads * (uint64_t)iters);
+        fprintf(stderr, "short_section: counter %llu, expected %llu\n", (unsigned long long)counter,
+                (unsigned long long)threads * (uint64_t)iters);
         return 1;
     }
     return 0;

@@ -175,8 +175,7 @@ void prof_tcache_merge_into(struct lock_record *window, uint64_t lo, uint64_t hi
             prof_raise_max(&r->hold_max_ticks,
                            atomic_load_explicit(&e->hold_max_ticks, memory_order_relaxed), 1);
             prof_add(&r->contended, atomic_load_explicit(&e->contended, memory_order_relaxed), 1);
-            prof_add(&r->wait_ticks, atomic_load_explicit(&e->wait_ticks, memory_order_relaxed),
-                     1);
+            prof_add(&r->wait_ticks, atomic_load_explicit(&e->wait_ticks, memory_order_relaxed), 1);
             prof_raise_max(&r->wait_max_ticks,
                            atomic_load_explicit(&e->wait_max_ticks, memory_order_relaxed), 1);
             if (acq)

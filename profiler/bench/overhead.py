@@ -24,7 +24,8 @@ largest loop-time ratio of one round's runs. Hardware counters are off: most VMs
 have none, and where they exist they cost two read(2) calls per timed critical section.
 
 Prints a table; --json writes every run's numbers, the medians and ratios, the machine and
-its load average; --plot draws the ratios (needs matplotlib).
+its load average; --plot draws the loop CPU-time ratios with their per-round spread (needs
+matplotlib).
 """
 import argparse
 import json
@@ -75,12 +76,14 @@ def summarise(shape, samples):
     for variant, s in samples.items():
         loop, cpu, wall = spread(s["loop_ns"]), spread(s["cpu_ns"]), spread(s["wall_ns"])
         paired = [p / b for p, b in zip(s["loop_ns"], samples["base"]["loop_ns"])]
+        paired_cpu = [p / b for p, b in zip(s["cpu_ns"], samples["base"]["cpu_ns"])]
         out["results"][variant] = {
             "loop_ns_median": loop["median"], "cpu_ns_median": cpu["median"],
             "wall_ns_median": wall["median"], "loop_ratio": loop["median"] / base["loop_ns"],
             "cpu_ratio": cpu["median"] / base["cpu_ns"],
             "wall_ratio": wall["median"] / base["wall_ns"],
             "loop_ratio_min": min(paired), "loop_ratio_max": max(paired),
+            "cpu_ratio_min": min(paired_cpu), "cpu_ratio_max": max(paired_cpu),
             "ns_per_acquisition": loop["median"] / (shape["iters"] * shape["threads"]),
         }
     return out
@@ -111,14 +114,14 @@ def plot(results, path):
     width = 0.8 / len(variants)
     for i, variant in enumerate(variants):
         xs = [k + (i - (len(variants) - 1) / 2) * width for k in range(len(results))]
-        med = [r["results"][variant]["loop_ratio"] for r in results]
-        lo = [m - r["results"][variant]["loop_ratio_min"] for m, r in zip(med, results)]
-        hi = [r["results"][variant]["loop_ratio_max"] - m for m, r in zip(med, results)]
+        med = [r["results"][variant]["cpu_ratio"] for r in results]
+        lo = [max(0, m - r["results"][variant]["cpu_ratio_min"]) for m, r in zip(med, results)]
+        hi = [max(0, r["results"][variant]["cpu_ratio_max"] - m) for m, r in zip(med, results)]
         ax.bar(xs, med, width, yerr=[lo, hi], capsize=3, label=variant)
     ax.axhline(1.05, color="grey", linestyle="--", linewidth=1, label="1.05x")
     ax.set_xticks(range(len(results)))
     ax.set_xticklabels(labels, fontsize=7)
-    ax.set_ylabel("loop time / base (median)")
+    ax.set_ylabel("loop CPU time / base (median)")
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path)
@@ -132,7 +135,7 @@ def main(argv):
                        default_shapes()))
     p.add_argument("--runs", type=int, default=7, help="rounds (default 7)")
     p.add_argument("--json", metavar="FILE", help="write every run and the summary as JSON")
-    p.add_argument("--plot", metavar="FILE", help="draw the loop-time ratios (matplotlib)")
+    p.add_argument("--plot", metavar="FILE", help="draw the loop CPU-time ratios (matplotlib)")
     p.add_argument("--compare-lib", metavar="SO",
                    help="also run under rcl-prof with this librcl-prof.so (RCL_PROF_LIB)")
     args = p.parse_args(argv)

@@ -1,17 +1,18 @@
 /*
- * lock_heavy - the benchmark the profiler's overhead is measured on (bench/overhead.sh).
+ * lock_heavy - a benchmark the profiler's overhead is measured on (bench/overhead.py).
  *
  * THREADS threads x ITERS iterations of { local work (LOCAL_LOOPS loop turns); lock one of
  * NLOCKS mutexes; read and write CS_LINES shared cache lines; unlock }: a program that spends
- * its time acquiring and releasing locks, contended and not. Prints the loop's wall time in
- * ns, measured inside the program so that start-up and the report are not included.
+ * its time acquiring and releasing locks, contended and not. Prints the loop's wall and CPU
+ * time (bench_clock.h).
  * Usage: lock_heavy [threads] [iterations] [local_loops]
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+
+#include "bench_clock.h"
 
 #define NLOCKS   4
 #define CS_LINES 2
@@ -22,12 +23,6 @@ static struct {
 } slot[NLOCKS];
 
 static long iters, local_loops;
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void *worker(void *arg) {
     unsigned seed = (unsigned)(uintptr_t)arg;
@@ -52,12 +47,12 @@ int main(int argc, char **argv) {
         pthread_mutex_init(&slot[k].lock, NULL);
     pthread_t *t = calloc((size_t)threads, sizeof *t);
     if (!t || threads < 1) return 1;
-    uint64_t t0 = now_ns();
+    struct bench_clock t0 = bench_clock_start();
     for (int i = 0; i < threads; i++)
         pthread_create(&t[i], NULL, worker, (void *)(uintptr_t)(i + 1));
     for (int i = 0; i < threads; i++)
         pthread_join(t[i], NULL);
-    printf("%llu\n", (unsigned long long)(now_ns() - t0));
+    bench_clock_print(t0);
     free(t);
     return 0;
 }

@@ -53,20 +53,22 @@ struct lock_site {
  * converted by rcl-prof with the tick rate in the header; times in ns come from the runtime's
  * delegation hooks.
  *
- * Most counts do not go here directly: each thread adds them to its own cache entry for the
- * (mutex, call site) pair (struct tc_entry, tcache.c), which is flushed here with fetch_add
- * when it is evicted or its thread exits, and merged into a copy of the records when the dump
- * is written. So an uncontended lock handed between cores drags no profiler data along; the
- * record's lines are read-mostly. Contended acquisitions (which have just waited) and threads
- * without a cache (the pool is exhausted) update the record directly. Every write to a record
- * is atomic (fetch_add, CAS for maxima).
+ * The counts of lock and unlock do not go here directly: each thread adds them to its own
+ * cache entry for the (mutex, call site) pair (struct tc_entry, tcache.c), which is flushed
+ * here with fetch_add (CAS for maxima) when it is evicted or its thread exits, and merged into
+ * a copy of the records when the dump is written. So a lock handed between cores drags no
+ * profiler data along, contended or not, and the lock wrappers never write a record while the
+ * lock is held. Threads without a cache (the pool is exhausted), trylock failures, timeouts,
+ * delegated critical sections, cache misses and per-core-kind hold times update the record
+ * directly. Every write to a record is atomic.
  *
  * Hold time is measured on every critical section of a (thread, lock, site) until its critical
  * sections are known to be short (avg < SHORT_CS_TICKS over SAMPLE_AFTER of them); from then on
- * on a random sample of about 1 in RCL_PROF_SAMPLE (default 16), and the total is extrapolated
- * when the entry is flushed: hold_ticks += timed ticks * holds / holds_timed. Reading the TSC
- * twice costs ~20 ns, which would otherwise double the cost of a short critical section. The
- * counts (acquisitions, contended, holds, sites) are always exact.
+ * on a random sample, one in RCL_PROF_SAMPLE (default 16) on average for sections of about
+ * SHORT_CS_TICKS, sparser for shorter ones (sample_interval in interpose.c), and the total is
+ * extrapolated when the entry is flushed: hold_ticks += timed ticks * holds / holds_timed.
+ * Reading the TSC costs 10-20 ns, twice per timed section, as much as an uncontended lock and
+ * unlock. The counts (acquisitions, contended, holds, sites) are always exact.
  */
 struct lock_record {
     _Alignas(64) _Atomic uint64_t acquisitions; /* lock, trylock, timedlock, delegate */
@@ -140,6 +142,31 @@ static inline uint64_t prof_now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* ---- counter updates (inline: hot path) ---- */
+
+/* `excl`: no other thread writes x (it is in this thread's cache, or a private copy): a plain
+ * load and store, no locked instruction. Shared records always get fetch_add. */
+static inline void prof_add(_Atomic uint64_t *x, uint64_t v, int excl) {
+    if (PROF_LIKELY(excl))
+        atomic_store_explicit(x, atomic_load_explicit(x, memory_order_relaxed) + v,
+                              memory_order_relaxed);
+    else
+        atomic_fetch_add_explicit(x, v, memory_order_relaxed);
+}
+
+/* Raises *x to v: a plain store when `excl`, else a CAS loop. */
+static inline void prof_raise_max(_Atomic uint64_t *x, uint64_t v, int excl) {
+    uint64_t old = atomic_load_explicit(x, memory_order_relaxed);
+    if (PROF_LIKELY(v <= old)) return;
+    if (excl) {
+        atomic_store_explicit(x, v, memory_order_relaxed);
+        return;
+    }
+    while (v > old && !atomic_compare_exchange_weak_explicit(x, &old, v, memory_order_relaxed,
+                                                             memory_order_relaxed))
+        ;
+}
+
 /* ---- real functions (resolved by startup.c, called by the wrappers of interpose.c) ---- */
 struct real_fns {
     int (*mutex_lock)(pthread_mutex_t *);
@@ -182,21 +209,26 @@ PROF_HIDDEN void prof_count_site(struct lock_record *r, uint64_t pc, int kind, u
                                  int excl);
 
 /* ---- per-thread caches (tcache.c) ---- */
-#define TC_ENTRIES 64 /* per thread, direct-mapped by (record, call site) */
+#define TC_ENTRIES 64 /* per thread, direct-mapped by (mutex, call site) */
 
 /* Written by its thread only (relaxed stores); the dump reads it from another thread. Keyed by
  * mutex address and call site, so that a hit needs no lookup in the lock table; `epoch` says
- * whether `rec` is still the mutex's record (prof_lock_epoch moves on every destroy/re-init). */
+ * whether `rec` is still the mutex's record (prof_lock_epoch moves on every destroy/re-init).
+ * Everything the lock and unlock wrappers count is here, contention and maxima included: the
+ * record's cache lines are never written while a lock is held (they would lengthen the
+ * critical section other threads wait for, and travel between cores with every handoff). */
 struct tc_entry {
-    _Atomic uint64_t mutex; /* 0: free */
+    _Alignas(64) _Atomic uint64_t mutex; /* 0: free */
     _Atomic uint64_t pc;
     _Atomic uint32_t rec; /* record index */
     uint32_t epoch;
     uint8_t kind;    /* enum site_kind of pc */
     uint8_t sampled; /* short critical sections: time a sample only */
     uint16_t pad16;
-    uint32_t pad32;
+    uint32_t countdown; /* sampled: critical sections until the next timed one; else 0 */
     _Atomic uint64_t acquisitions, holds, holds_timed, hold_ticks;
+    _Atomic uint64_t contended, wait_ticks, wait_max_ticks, hold_max_ticks;
+    uint32_t sample_mean; /* sampled: the mean interval between timed critical sections */
 };
 
 struct tcache {
@@ -208,8 +240,11 @@ PROF_HIDDEN int prof_tcache_init(void);
 PROF_HIDDEN void prof_tcache_reset_after_fork(void);
 PROF_HIDDEN struct tcache *prof_tcache_attach(struct thread_state *t);
 PROF_HIDDEN void prof_tcache_detach(struct thread_state *t);
-PROF_HIDDEN struct tc_entry *prof_tcache_replace(struct tc_entry *e, uint64_t mutex, uint64_t pc,
-                                                 uint32_t rec, uint32_t epoch, int kind);
+/* Flushes e and keys it to (mutex, pc); a held lock of t whose counts went to e goes on with
+ * the record e had (see struct held). */
+PROF_HIDDEN struct tc_entry *prof_tcache_replace(struct thread_state *t, struct tc_entry *e,
+                                                 uint64_t mutex, uint64_t pc, uint32_t rec,
+                                                 uint32_t epoch, int kind);
 /* Adds every live cache's counts for records [lo, hi) to `window`, a private copy of them. */
 PROF_HIDDEN void prof_tcache_merge_into(struct lock_record *window, uint64_t lo, uint64_t hi);
 PROF_HIDDEN const struct lock_record *prof_table_record(uint64_t i);
@@ -217,21 +252,27 @@ PROF_HIDDEN uint64_t prof_table_records_end(void);
 extern PROF_HIDDEN _Atomic uint64_t prof_locks_untracked;
 
 /* ---- threads, counters, core kinds (threads.c) ---- */
+/* A lock this thread holds (or is about to: interpose.c prepares the slot above the top before
+ * the lock call). `entry` is where its counts go; while it is NULL they go to `rec` (with `pc`
+ * and `site_kind` for the call site), and only then are those two fields valid. */
 struct held {
     pthread_mutex_t *mutex;
+    struct tc_entry *entry; /* NULL: no cache entry, count into rec */
     struct lock_record *rec;
-    struct tc_entry *entry; /* where this CS's counts go, if still keyed (rec, pc) */
     uint64_t pc;
     uint64_t acquired_ticks;
     uint64_t misses_at_acquire;
-    int kind;
-    int nested; /* a recursive mutex taken again: only the outermost hold counts */
-    int timed;  /* acquired_ticks is valid: this CS's hold is measured */
+    int kind;      /* core kind the timed hold started on */
+    int site_kind; /* enum site_kind of pc */
+    int nested;    /* a recursive mutex taken again: only the outermost hold counts */
+    int timed;     /* acquired_ticks is valid: this CS's hold is measured */
+    int plain;     /* counted before the lock call and released by unlock's fast path */
 };
 
 struct thread_state {
-    struct held held[PROF_HELD_MAX];
+    struct held held[PROF_HELD_MAX + 1]; /* the last: spare, for one beyond PROF_HELD_MAX */
     int nheld;
+    int fast; /* has a cache, classified, not a server, no rcl_delegate in flight: see recheck */
     int perf_fd1;      /* counter fd + 1; 0: not opened yet; -1: none */
     struct tcache *tc; /* this thread's cache; NULL: none yet (or none to be had) */
     int tc_refused;    /* no cache for this thread: pool full, or the thread is exiting */
@@ -240,8 +281,7 @@ struct thread_state {
     int classified;    /* is_server decided */
     unsigned epoch;    /* prof_epoch when registered: a forked child starts a new epoch */
     uint64_t start_ticks;
-    uint32_t sample_countdown; /* timed CSs of sampled locks: when this reaches 0 */
-    uint32_t rng;              /* xorshift state for the sampling interval */
+    uint32_t rng; /* xorshift state for the sampling intervals */
     /* rcl_delegate in flight on this thread (rcl_prof_cs_begin .. rcl_prof_cs_end) */
     pthread_mutex_t *deleg_lock;
     uint64_t deleg_site;
@@ -250,6 +290,12 @@ struct thread_state {
 };
 extern PROF_HIDDEN __thread struct thread_state prof_thread
     __attribute__((tls_model("initial-exec")));
+
+/* `fast` lets the lock wrapper test one flag instead of four: call after changing any of tc,
+ * classified, is_server, deleg_lock. */
+static inline void prof_thread_recheck(struct thread_state *t) {
+    t->fast = t->tc && t->classified && !t->is_server && !t->deleg_lock;
+}
 extern PROF_HIDDEN _Atomic uint64_t prof_holds_untracked;
 
 PROF_HIDDEN void prof_threads_init(void);

@@ -12,7 +12,7 @@
  * A dump that runs while a thread flushes the same entry may count that entry's numbers twice or
  * not at all; both happen only for threads still running when the process ends.
  *
- * Bound: TC_MAX caches of 4 KiB (8 MiB reserved, touched as threads arrive). A thread that finds
+ * Bound: TC_MAX caches of 8 KiB (16 MiB reserved, touched as threads arrive). A thread that finds
  * the pool empty (more than TC_MAX threads alive at once) updates the records directly.
  */
 #include "prof.h"
@@ -70,6 +70,7 @@ struct tcache *prof_tcache_attach(struct thread_state *t) {
                                                                       memory_order_relaxed))
                 ;
             t->tc = &pool[i];
+            prof_thread_recheck(t);
             return t->tc;
         }
     }
@@ -96,22 +97,43 @@ static void flush(struct tc_entry *e) {
     uint64_t acq = take(&e->acquisitions);
     uint64_t holds = take(&e->holds), timed = take(&e->holds_timed);
     uint64_t ticks = take(&e->hold_ticks);
-    atomic_fetch_add_explicit(&r->acquisitions, acq, memory_order_relaxed);
-    atomic_fetch_add_explicit(&r->holds, holds, memory_order_relaxed);
-    atomic_fetch_add_explicit(&r->holds_timed, timed, memory_order_relaxed);
-    atomic_fetch_add_explicit(&r->hold_ticks, hold_estimate(ticks, holds, timed),
-                              memory_order_relaxed);
+    prof_add(&r->acquisitions, acq, 0);
+    prof_add(&r->holds, holds, 0);
+    prof_add(&r->holds_timed, timed, 0);
+    prof_add(&r->hold_ticks, hold_estimate(ticks, holds, timed), 0);
+    prof_raise_max(&r->hold_max_ticks, take(&e->hold_max_ticks), 0);
+    prof_add(&r->contended, take(&e->contended), 0);
+    prof_add(&r->wait_ticks, take(&e->wait_ticks), 0);
+    prof_raise_max(&r->wait_max_ticks, take(&e->wait_max_ticks), 0);
     if (acq)
         prof_count_site(r, atomic_load_explicit(&e->pc, memory_order_relaxed), e->kind, acq, 0);
     atomic_store_explicit(&e->rec, 0, memory_order_relaxed);
     atomic_store_explicit(&e->mutex, 0, memory_order_relaxed);
 }
 
-struct tc_entry *prof_tcache_replace(struct tc_entry *e, uint64_t mutex, uint64_t pc, uint32_t rec,
-                                     uint32_t epoch, int kind) {
+/* The held locks of t whose counts go to e count into e's record from now on: e is about to be
+ * flushed and keyed to another (mutex, site), or released. So a held lock's entry is always its
+ * own, and unlock needs no check (interpose.c). */
+static void release_from_held(struct thread_state *t, struct tc_entry *e) {
+    uint32_t idx = atomic_load_explicit(&e->rec, memory_order_relaxed);
+    for (int i = 0; i < t->nheld; i++) {
+        struct held *h = &t->held[i];
+        if (h->entry != e) continue;
+        h->entry = NULL;
+        h->plain = 0;
+        h->rec = &prof_records[idx];
+        h->pc = atomic_load_explicit(&e->pc, memory_order_relaxed);
+        h->site_kind = e->kind;
+    }
+}
+
+struct tc_entry *prof_tcache_replace(struct thread_state *t, struct tc_entry *e, uint64_t mutex,
+                                     uint64_t pc, uint32_t rec, uint32_t epoch, int kind) {
+    release_from_held(t, e);
     flush(e);
     e->kind = (uint8_t)kind;
     e->sampled = 0;
+    e->countdown = 0;
     e->epoch = epoch;
     atomic_store_explicit(&e->pc, pc, memory_order_relaxed);
     atomic_store_explicit(&e->mutex, mutex, memory_order_relaxed);
@@ -124,8 +146,11 @@ void prof_tcache_detach(struct thread_state *t) {
     struct tcache *c = t->tc;
     if (!c) return;
     t->tc = NULL;
-    for (int i = 0; i < TC_ENTRIES; i++)
+    prof_thread_recheck(t);
+    for (int i = 0; i < TC_ENTRIES; i++) {
+        release_from_held(t, &c->e[i]);
         flush(&c->e[i]);
+    }
     atomic_store_explicit(&pool_used[c - pool], 0, memory_order_release); /* pairs: attach */
 }
 
@@ -147,6 +172,12 @@ void prof_tcache_merge_into(struct lock_record *window, uint64_t lo, uint64_t hi
             r->holds += holds;
             r->holds_timed += timed;
             r->hold_ticks += hold_estimate(ticks, holds, timed);
+            prof_raise_max(&r->hold_max_ticks,
+                           atomic_load_explicit(&e->hold_max_ticks, memory_order_relaxed), 1);
+            prof_add(&r->contended, atomic_load_explicit(&e->contended, memory_order_relaxed), 1);
+            prof_add(&r->wait_ticks, atomic_load_explicit(&e->wait_ticks, memory_order_relaxed), 1);
+            prof_raise_max(&r->wait_max_ticks,
+                           atomic_load_explicit(&e->wait_max_ticks, memory_order_relaxed), 1);
             if (acq)
                 prof_count_site(r, atomic_load_explicit(&e->pc, memory_order_relaxed), e->kind, acq,
                                 1);

@@ -76,6 +76,7 @@ void prof_thread_is_server(void) {
     struct thread_state *t = &prof_thread;
     t->is_server = 1;
     t->classified = 1;
+    prof_thread_recheck(t);
     if (t->registered && t->epoch == atomic_load_explicit(&epoch, memory_order_relaxed)) {
         atomic_fetch_sub_explicit(&live_count, 1, memory_order_relaxed);
         atomic_fetch_sub_explicit(&live_start_sum, t->start_ticks, memory_order_relaxed);
@@ -250,6 +251,7 @@ void prof_threads_after_fork(void) {
     t->tc = NULL; /* the pool was remapped: prof_tcache_reset_after_fork */
     t->tc_refused = 0;
     t->deleg_lock = NULL;
+    prof_thread_recheck(t);
     /* a counter opened by the parent counts the parent's thread: open our own */
     if (t->perf_fd1 > 0) close(t->perf_fd1 - 1);
     t->perf_fd1 = atomic_load(&prof_hw_state) == 1 ? 0 : -1;

@@ -126,7 +126,13 @@ struct rcl_lock_entry {
 } __attribute__((aligned(RCL_CACHE_LINE)));
 
 static struct rcl_lock_entry table[RCL_ADAPTIVE_SLOTS];
-static RCL_TLS unsigned tls_calls;
+/* The thread's calls, counted per way of the inline fast path (rcl.h: a hash of the lock), so
+ * that one call in RCL_ADAPTIVE_SAMPLE *of each lock* is timed. (One count for all the locks
+ * sampled by the calls' position in the thread's sequence: a thread that alternates between two
+ * locks -- a thread pool's worker takes a job under one and files the result under another --
+ * timed only one of them, and the other's epoch never closed: "none yet" after 126,000 calls.) */
+static RCL_TLS unsigned tls_calls[RCL__FAST_WAYS];
+static RCL_TLS unsigned tls_flip_calls; /* RCL_ADAPTIVE_FLIP: all the thread's calls */
 /* The thread's number (callers' bitmaps; 0: not yet given) and the CPUs it may run on, how many
  * of them run servers (refreshed now and then: a program may move its threads). */
 static _Atomic unsigned next_thread;
@@ -424,14 +430,15 @@ static void close_epoch(struct rcl_lock_entry *e, struct rcl_server *s) {
 
 enum rcl_path rcl_adaptive_begin(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
                                  struct rcl_adaptive_call *call, bool *sample) {
-    unsigned n = ++tls_calls;
+    struct rcl__fast_way *w = rcl__fast_way_of(lock);
+    unsigned *calls = &tls_calls[w - rcl__fast_tls.rcl__way], n = ++*calls;
     call->fn = fn;
     call->ctx = ctx;
     call->e = entry_of(lock);
     uint32_t flip = (uint32_t)rcl_rt.cfg.adaptive_flip;
     if (flip) { /* test knob: each thread alternates every `flip` calls */
         *sample = false;
-        return (n / flip) & 1 ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
+        return (++tls_flip_calls / flip) & 1 ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
     }
     if (!call->e) {
         *sample = false;
@@ -452,8 +459,7 @@ enum rcl_path rcl_adaptive_begin(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
         /* The calls before this thread's next timed one run inline (delegate.c, "The inline
          * fast path"); they count as calls here, so the next one entering is the timed one. */
         unsigned left = rate - 1 - n % rate;
-        tls_calls += left;
-        struct rcl__fast_way *w = rcl__fast_way_of(lock);
+        *calls += left;
         w->rcl__lock = lock;
         w->rcl__left = left;
         w->rcl__path = (const unsigned *)&call->e->path;

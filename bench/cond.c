@@ -91,9 +91,15 @@ struct ring {
     uint64_t v[QCAP];
 };
 
-static void push(struct ring *r, uint64_t x) { r->v[r->tail++ % QCAP] = x; }
-static uint64_t pop(struct ring *r) { return r->v[r->head++ % QCAP]; }
-static uint64_t len(const struct ring *r) { return r->tail - r->head; }
+static void push(struct ring *r, uint64_t x) {
+    r->v[r->tail++ % QCAP] = x;
+}
+static uint64_t pop(struct ring *r) {
+    return r->v[r->head++ % QCAP];
+}
+static uint64_t len(const struct ring *r) {
+    return r->tail - r->head;
+}
 
 /* ------------------------------------------------------------------------- pool */
 
@@ -135,7 +141,8 @@ struct drain {
 static int drain_cs(void *arg) {
     struct drain *d = arg;
     d->n = 0;
-    while (len(&doneq)) d->jobs[d->n++] = pop(&doneq);
+    while (len(&doneq))
+        d->jobs[d->n++] = pop(&doneq);
     return d->n;
 }
 

@@ -278,7 +278,10 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
         st->confirm_wall += wall;
         /* Crowded (see below): the confirmation lasts RCL_CROWDED_CONFIRM_NS as well, so that
          * its calls per second include the scheduler's turns among the threads. */
-        if (++st->confirm_n < RCL_CONFIRM_EPOCHS) return false;
+        /* A timed trial (crowded or waiting) needs one epoch, not four: a lock whose calls
+         * are slow closes an epoch every 30-100 ms (rcl-bench-cond's thread pool: four epochs
+         * kept a losing trial on the server for 28 % of a 0.5 s run). */
+        if (++st->confirm_n < (st->confirm_until_ns ? 1 : RCL_CONFIRM_EPOCHS)) return false;
         mean = st->confirm_sum / st->confirm_n;
         wall = st->confirm_wall / st->confirm_n;
         /* ... unless its calls per second clearly lose (by twice the margin) after

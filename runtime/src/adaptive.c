@@ -545,7 +545,7 @@ enum rcl_path rcl_adaptive_begin(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
 }
 
 void rcl_adaptive_wait(pthread_mutex_t *lock) {
-    struct rcl_lock_entry *e = entry_of(lock, false);
+    struct rcl_lock_entry *e = entry_of(lock, false); /* only adaptive mode makes entries */
     if (e) /* under the mutex: one writer; the closer reads it */
         atomic_store_explicit(&e->waits, atomic_load_explicit(&e->waits, memory_order_relaxed) + 1,
                               memory_order_relaxed);

@@ -1,6 +1,6 @@
 /*
  * rcl-bench-cond - critical sections that wait on a condition variable (docs/benchmarks.md,
- * "Condition waits"): the two shapes of real programs where adaptive mode lost to both the
+ * "rcl-bench-cond"): the two shapes of real programs where adaptive mode lost to both the
  * original and RCL_MODE=delegate (issue 24), as converted code runs them.
  *
  *   pool  a thread pool written the way event-loop libraries write it (libuv's threadpool.c):

@@ -9,10 +9,16 @@
   waiting   the same asymmetric setting (K = 4), rcl only, 1..8 clients sharing the little
             core, with RCL_CLIENT_WAIT=spin (waiting that ignores its core, the earlier
             behaviour) and aware (the default)
+  biglittle how fast adaptive decides: the emulated big/little machine (CPU 0 little, K = 4)
+            with the threads unpinned (so a lock is crowded: the server takes a CPU they use),
+            pthread, rcl, rcl-adaptive at 2 and 4 threads, runs of --biglittle-seconds (1.5)
+  cond      sections that wait on a condition (rcl-bench-cond): a libuv-style thread pool
+            (workers wait inside their section; 1 and 8 jobs in flight, 4 workers) and a bounded
+            producer/consumer queue (2 and 4 threads); pthread (the original), rcl, rcl-adaptive
 
 Every configuration runs once per round, rounds interleave (5 by default); each figure is the
-median over the rounds. Writes OUT/raw.csv, OUT/results.csv and OUT/report.md; prints the
-report. Needs 2 or more CPUs (the little one and a big one).
+median over the rounds. Writes OUT/raw.csv, OUT/raw-cond.csv, OUT/results.csv and
+OUT/report.md; prints the report. Needs 2 or more CPUs (the little one and a big one).
 
   bench/adaptive.py [--build DIR] [--out DIR] [--rounds N] [--seconds S] [--quick]
   bench/adaptive.py --report-only --out DIR [--seconds S]   (the report again, from DIR/raw.csv)
@@ -45,7 +51,27 @@ def sets(quick):
     for wait in ("spin", "aware"):
         out.append(("waiting-" + wait, {"RCL_CLIENT_WAIT": wait},
                     ["--locks", "rcl", "--slowdown", "4"] + asym))
+    out.append(("biglittle", {}, ["--locks", "pthread,rcl,rcl-adaptive", "--little", "0",
+                                  "--slowdown", "4", "--cs-cycles", "4000", "--lines", "5",
+                                  "--delay", "100", "--threads", "2" if quick else "2,4"]))
     return out
+
+
+# rcl-bench-cond's configurations: (name, arguments)
+COND = [("pool-1", ["--shapes", "pool", "--inflight", "1", "--threads", "4"]),
+        ("pool-8", ["--shapes", "pool", "--inflight", "8", "--threads", "4"]),
+        ("pc-2", ["--shapes", "pc", "--threads", "2"]),
+        ("pc-4", ["--shapes", "pc", "--threads", "4"])]
+COND_COLUMNS = ["shape", "lock", "threads", "inflight", "work_cycles", "throughput_ops_s",
+                "wall_s"]
+
+
+def run_cond(binary, name, args, seconds):
+    p = subprocess.run([binary, "--seconds", str(seconds), "--no-header", "--locks",
+                        "pthread,rcl,rcl-adaptive"] + args, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit("bench/adaptive.py: cond %s failed: %s" % (name, p.stderr.strip()))
+    return list(csv.DictReader(io.StringIO(p.stdout), fieldnames=COND_COLUMNS))
 
 
 def run(micro, name, env, args, seconds):
@@ -63,6 +89,8 @@ def main():
     ap.add_argument("--out", default="out/adaptive")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=0.5)
+    ap.add_argument("--biglittle-seconds", type=float, default=1.5,
+                    help="length of the biglittle runs (default 1.5: how fast adaptive decides)")
     ap.add_argument("--quick", action="store_true", help="one round, fewer points (a smoke)")
     ap.add_argument("--report-only", action="store_true",
                     help="run nothing: write OUT/results.csv and OUT/report.md from OUT/raw.csv")
@@ -70,31 +98,67 @@ def main():
     if a.report_only:
         with open(os.path.join(a.out, "raw.csv"), newline="") as f:
             raw = list(csv.DictReader(f))
+        cond_raw = []
+        if os.path.exists(os.path.join(a.out, "raw-cond.csv")):
+            with open(os.path.join(a.out, "raw-cond.csv"), newline="") as f:
+                cond_raw = list(csv.DictReader(f))
         a.rounds = len({r["round"] for r in raw})
-        report(a, raw)
+        report(a, raw, cond_raw)
         return
     if a.quick:
-        a.rounds, a.seconds = 1, 0.1
+        a.rounds, a.seconds, a.biglittle_seconds = 1, 0.1, 0.2
     micro = os.path.join(a.build, "bench", "rcl-bench-micro")
+    cond = os.path.join(a.build, "bench", "rcl-bench-cond")
     if len(os.sched_getaffinity(0)) < 2:
         sys.exit("bench/adaptive.py: needs 2 CPUs or more (a little one and a big one)")
     os.makedirs(a.out, exist_ok=True)
     plan = sets(a.quick)
-    raw = []
+    raw, cond_raw = [], []
+    conds = COND[:1] + COND[2:3] if a.quick else COND
     for rnd in range(a.rounds):
         for i, (name, env, args) in enumerate(plan):
             print("round %d/%d: %s (%d/%d)" % (rnd + 1, a.rounds, name, i + 1, len(plan)),
                   file=sys.stderr, flush=True)
-            for row in run(micro, name, env, args, a.seconds):
+            secs = a.biglittle_seconds if name == "biglittle" else a.seconds
+            for row in run(micro, name, env, args, secs):
                 raw.append(dict(row, set=name, round=rnd))
+        for name, args in conds:
+            print("round %d/%d: cond %s" % (rnd + 1, a.rounds, name), file=sys.stderr,
+                  flush=True)
+            for row in run_cond(cond, name, args, a.seconds):
+                cond_raw.append(dict(row, set=name, round=rnd))
     with open(os.path.join(a.out, "raw.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, ["set", "round"] + BASE_COLUMNS)
         w.writeheader()
         w.writerows(raw)
-    report(a, raw)
+    with open(os.path.join(a.out, "raw-cond.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, ["set", "round"] + COND_COLUMNS)
+        w.writeheader()
+        w.writerows(cond_raw)
+    report(a, raw, cond_raw)
 
 
-def report(a, raw):
+def per_round(rows, key_of):
+    """{key: {lock: {round: throughput}}} from raw rows."""
+    out = {}
+    for r in rows:
+        out.setdefault(key_of(r), {}).setdefault(r["lock"], {})[str(r["round"])] = \
+            float(r["throughput_ops_s"])
+    return out
+
+
+def side_by_side(locks, versus):
+    """Per round, adaptive over the best of `versus` (the locks ran side by side in that
+    round): the median over the rounds, the lowest and the highest."""
+    ad = locks.get("rcl-adaptive", {})
+    ratios = [ad[n] / max(locks[v][n] for v in versus) for n in ad
+              if all(n in locks.get(v, {}) for v in versus)]
+    if not ratios:
+        return float("nan"), float("nan"), float("nan")
+    return statistics.median(ratios), min(ratios), max(ratios)
+
+
+def report(a, raw, cond_raw=()):
     results = median_rows(raw)
     with open(os.path.join(a.out, "results.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, KEY + ["rounds"] + BASE_COLUMNS[4:])
@@ -165,6 +229,39 @@ def report(a, raw):
         rep.append("| %s | %.0f | %.0f | %.2f | %.0f / %.0f |" % (
             t, sp["throughput_ops_s"], aw["throughput_ops_s"],
             aw["throughput_ops_s"] / sp["throughput_ops_s"], sp["p99_ns"], aw["p99_ns"]))
+    bl = per_round([r for r in raw if r["set"] == "biglittle"], lambda r: str(r["threads"]))
+    if bl:
+        rep += ["", "## How fast adaptive decides: emulated big/little (CPU 0 little, K = 4), "
+                "threads unpinned, %.1f s runs" % a.biglittle_seconds, "",
+                "The threads run on both CPUs, so delegating takes a CPU they use (the lock is "
+                "crowded). Per round: adaptive over rcl (delegate) and over the better of "
+                "pthread and rcl, side by side; median [lowest-highest] over the rounds.", "",
+                "| threads | pthread ops/s | rcl ops/s | rcl-adaptive ops/s | adaptive / rcl | "
+                "adaptive / best |",
+                "|---:|---:|---:|---:|---:|---:|"]
+        for t in sorted(bl, key=int):
+            m = {l: statistics.median(v.values()) for l, v in bl[t].items()}
+            r1, r2 = side_by_side(bl[t], ["rcl"]), side_by_side(bl[t], ["pthread", "rcl"])
+            rep.append("| %s | %.0f | %.0f | %.0f | %.2f [%.2f-%.2f] | %.2f [%.2f-%.2f] |" % (
+                t, m["pthread"], m["rcl"], m["rcl-adaptive"], *r1, *r2))
+    cr = per_round(cond_raw, lambda r: r["set"])
+    if cr:
+        rep += ["", "## Sections that wait on a condition (`rcl-bench-cond`)", "",
+                "pool-F: a libuv-style thread pool, 4 workers waiting inside their section, F "
+                "jobs in flight (F = 1 is libuv's queue_work); pc-T: a bounded producer/consumer "
+                "queue, T/2 producers and T/2 consumers whose sections wait. Jobs or items per "
+                "second; per round: adaptive over the better of pthread (the original) and rcl "
+                "(delegate), side by side; median [lowest-highest] over the rounds.", "",
+                "| probe | pthread | rcl | rcl-adaptive | adaptive / best, per round |",
+                "|---|---:|---:|---:|---:|"]
+        ok = 0
+        for name in [c[0] for c in COND if c[0] in cr]:
+            m = {l: statistics.median(v.values()) for l, v in cr[name].items()}
+            r = side_by_side(cr[name], ["pthread", "rcl"])
+            ok += r[0] >= 0.95
+            rep.append("| %s | %.0f | %.0f | %.0f | %.2f [%.2f-%.2f] |" % (
+                name, m["pthread"], m["rcl"], m["rcl-adaptive"], *r))
+        rep += ["", "%d of %d probes at >= 0.95 per round." % (ok, len(cr)), ""]
     text = "\n".join(rep) + "\n"
     with open(os.path.join(a.out, "report.md"), "w") as f:
         f.write(text)

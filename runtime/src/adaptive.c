@@ -58,17 +58,30 @@
  *     confirmation lasts 50 ms as well as 4 epochs, so that its calls per second include the
  *     scheduler's turns among the threads; a losing trial costs at most ~5 % of the time. (A
  *     16-call exploration and 4 short epochs cannot see a client descheduled for a few ms: on
- *     kvstore at 4 threads the lock flapped 20-40 times in 1.5 s, 20-61 % delegated.)
+ *     kvstore at 4 threads the lock flapped 20-40 times in 1.5 s, 20-61 % delegated.) The
+ *     first trial comes 50 ms after the lock was found crowded, the next ones 1 s apart and
+ *     doubling while they lose; a trial whose calls per second lose by twice the margin after
+ *     10 ms ends then (a quick abort), so the early one costs ~1 % of a second when it loses,
+ *     and a lock where delegation clearly pays moves in ~100 ms instead of > 1 s;
+ *   - waiting (its sections waited on a condition in the last second, rcl_adaptive_wait): the
+ *     calls' times measure the wait for other threads, and a delegated wait's hand-overs of
+ *     the server hide in it; its trials (both ways) are judged by calls per second alone, over
+ *     the same 50 ms with the same quick abort, and trials of the server come as rarely as a
+ *     crowded lock's.
  * Start: local (the original program's behaviour), with the first exploration after one epoch.
  * Mixed mode makes every mixture of local and delegated sections on one mutex correct, so a
  * decision may change at any call, and threads need not agree at any instant.
  *
+ * Which calls are timed: one in RCL_ADAPTIVE_SAMPLE of each lock's calls (see tls_rand).
  * Who writes what: key, once, by the inserting thread (CAS); path by the epoch's closer (only
  * one thread closes an epoch: the one whose sample count reaches the epoch; relaxed, a hint);
  * the sampling fields with atomic adds, RCL_SAMPLE_BATCH samples of one thread at a time (a
  * batch whose path changed before it went out is dropped); the decision state only by the closer;
  * with RCL_STATS, calls and delegated are counted under the mutex itself (plain increments by
- * whoever holds it: the caller on the local path, the server on the delegated one); callers:
+ * whoever holds it: the caller on the local path, the server on the delegated one); waits,
+ * under the mutex too, by the section that is about to wait (a relaxed load and store: one
+ * writer at a time; the closer reads it racily and only compares it with the last value it
+ * saw, so a late value delays the "waiting" mark by one epoch, never loses it); callers:
  * atomic OR of a thread's bit, by a sampling thread whose bit is not yet set, cleared by the
  * closer every 4 epochs.
  * ==========================================================================================
@@ -92,9 +105,11 @@
 #define RCL_EXPLORE_WARMUP     4    /* first calls of an exploration, not timed (see below) */
 #define RCL_SAMPLE_BATCH       8    /* samples a thread adds to the shared sums at a time */
 #define RCL_CONFIRM_EPOCHS     4    /* full epochs that must confirm an exploration's win */
-#define RCL_CROWDED_TRIAL_NS   1000000000ull  /* crowded: a trial of the server once a second, */
+#define RCL_CROWDED_FIRST_NS   50000000ull    /* crowded or waiting: a first trial after 50 ms, */
+#define RCL_CROWDED_TRIAL_NS   1000000000ull  /* ... then one a second, */
 #define RCL_CROWDED_TRIAL_MAX  16000000000ull /* ... or, while trials lose, down to one in 16 s */
-#define RCL_CROWDED_CONFIRM_NS 50000000ull    /* ... whose confirmation lasts 50 ms */
+#define RCL_CROWDED_CONFIRM_NS 50000000ull    /* ... whose confirmation lasts 50 ms, */
+#define RCL_TRIAL_ABORT_NS     10000000ull    /* ... or 10 ms if it clearly loses calls/s */
 
 /* rcl.h's inline fast path reads the bits that say how calls run. */
 _Static_assert(RCL__PATH_RUN == (RCL_PATH_DELEGATE | RCL_PATH_EXPLORING), "path word bits");
@@ -119,14 +134,34 @@ struct rcl_lock_entry {
     /* the decision: the epoch's closer only */
     struct rcl_adaptive_state st;
     uint64_t epoch_began; /* rcl_ticks() when the current epoch began (its closer) */
+    uint32_t seen_waits;  /* `waits` when the closer last looked */
     /* counted under the mutex */
     uint64_t calls __attribute__((aligned(RCL_CACHE_LINE)));
     uint64_t delegated;
     const void *first_site; /* the first counted call's site: names the lock (names.c) */
+    _Atomic uint32_t waits; /* condition waits of its sections (rcl_adaptive_wait), any mode */
 } __attribute__((aligned(RCL_CACHE_LINE)));
 
 static struct rcl_lock_entry table[RCL_ADAPTIVE_SLOTS];
-static RCL_TLS unsigned tls_calls;
+/* Which calls are timed: one in `rate` of *each lock's* calls, whatever the order in which a
+ * thread takes its locks. A call that enters the library when its lock's grant of inline calls
+ * (rcl.h's way) ran out is due; any other entering call (the lock had no grant: the first
+ * call, another lock shares the way, the lock is delegated, RCL_STATS makes every call enter)
+ * is timed with probability 1 / rate, by the thread's xorshift generator. (Before, the thread's
+ * n-th call was timed when n % rate was 0: a thread that alternates between two locks -- a pool
+ * worker takes a job under one and files the result under another -- timed only one of them,
+ * and the other's epochs never closed, "none yet" after 126,000 calls; counting per way still
+ * did that to two locks that share a way.) */
+static RCL_TLS uint32_t tls_rand;
+static RCL_TLS unsigned tls_flip_calls; /* RCL_ADAPTIVE_FLIP: all the thread's calls */
+
+static uint32_t next_rand(void) {
+    uint32_t x = tls_rand ? tls_rand : (uint32_t)(uintptr_t)&tls_rand | 1;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return tls_rand = x;
+}
 /* The thread's number (callers' bitmaps; 0: not yet given) and the CPUs it may run on, how many
  * of them run servers (refreshed now and then: a program may move its threads). */
 static _Atomic unsigned next_thread;
@@ -148,11 +183,13 @@ static RCL_TLS struct {
     uint64_t cap; /* RCL_SAMPLE_CAP times the path's estimate when the batch began (0: none) */
 } tls_acc;
 
-static struct rcl_lock_entry *entry_of(pthread_mutex_t *lock) {
+/* The lock's entry; a new one if `insert` (NULL: none, or the table is crowded there). */
+static struct rcl_lock_entry *entry_of(pthread_mutex_t *lock, bool insert) {
     if (lock == tls_last_lock) return tls_last_entry;
     for (uint64_t h = rcl_hash_ptr(lock), i = 0; i < 16; i++) {
         struct rcl_lock_entry *e = &table[(h + i) % RCL_ADAPTIVE_SLOTS];
         pthread_mutex_t *k = atomic_load_explicit(&e->key, memory_order_acquire);
+        if (!k && !insert) return NULL;
         if (k == lock ||
             (!k && (atomic_compare_exchange_strong_explicit(&e->key, &k, lock, memory_order_acq_rel,
                                                             memory_order_acquire) ||
@@ -170,9 +207,12 @@ static enum rcl_reason faster(enum rcl_path path) {
     return path == RCL_PATH_DELEGATE ? RCL_REASON_DELEGATE_FASTER : RCL_REASON_LOCAL_FASTER;
 }
 
-/* A crowded lock's time between trials of the server (doubles while they lose). */
+/* A crowded or waiting lock's time before its next trial of the server: RCL_CROWDED_FIRST_NS
+ * before the first one, then RCL_CROWDED_TRIAL_NS, doubling while they lose. */
 static uint64_t crowded_wait(const struct rcl_adaptive_state *st) {
-    return st->crowded_every_ns ? st->crowded_every_ns : RCL_CROWDED_TRIAL_NS;
+    return st->crowded_every_ns ? st->crowded_every_ns
+           : st->crowded_tried  ? RCL_CROWDED_TRIAL_NS
+                                : RCL_CROWDED_FIRST_NS;
 }
 
 /* Back to `other` after a trial of the current path lost: the next exploration comes later
@@ -180,9 +220,10 @@ static uint64_t crowded_wait(const struct rcl_adaptive_state *st) {
  * trial of a crowded lock's server. */
 static bool back_off(struct rcl_adaptive_state *st, enum rcl_path other, int least) {
     if (other == RCL_PATH_LOCAL && st->crowded_trial) {
-        uint64_t every = crowded_wait(st);
-        st->crowded_every_ns =
-            every < RCL_CROWDED_TRIAL_MAX / 2 ? 2 * every : RCL_CROWDED_TRIAL_MAX;
+        uint64_t every = st->crowded_every_ns;
+        st->crowded_every_ns = !every                              ? RCL_CROWDED_TRIAL_NS
+                               : every < RCL_CROWDED_TRIAL_MAX / 2 ? 2 * every
+                                                                   : RCL_CROWDED_TRIAL_MAX;
     }
     st->explore_every = st->explore_every < least / 2         ? least
                         : st->explore_every < RCL_EXPLORE_MAX ? 2 * st->explore_every
@@ -212,6 +253,22 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
     }
     bool crowded = ep->now_ns && st->crowded_seen_ns &&
                    ep->now_ns - st->crowded_seen_ns < RCL_CROWDED_TRIAL_NS;
+    /* Waiting: the lock's sections wait on a condition (in the last second). Such a call's
+     * time is mostly the wait for another thread's signal, which says how fast the *other*
+     * threads go, not what this path costs; and a delegated wait costs hand-overs of the
+     * server that the waiting caller's clock counts as waiting (a servicing thread blocks,
+     * another polls, the woken one needs the server's core again). So the lock's trials are
+     * judged by its calls per second alone, over RCL_CROWDED_CONFIRM_NS, and come as rarely
+     * as a crowded lock's (rcl-bench-cond's thread pool and producer/consumer queue: the
+     * per-call comparison chose delegation for 0.3-0.7x of the original's throughput on 2
+     * CPUs; a machine where delegating them pays -- libuv's queue_work ran 2x faster
+     * delegated -- still finds it, by calls per second). */
+    if (ep->waited && ep->now_ns) {
+        if (!st->crowded_since_ns) st->crowded_since_ns = ep->now_ns;
+        st->waiting_seen_ns = ep->now_ns;
+    }
+    bool waiting = ep->now_ns && st->waiting_seen_ns &&
+                   ep->now_ns - st->waiting_seen_ns < RCL_CROWDED_TRIAL_NS;
     __atomic_store_n(&st->est[cur], steady ? rcl_smooth(st->est[cur], mean) : mean,
                      __ATOMIC_RELAXED);
     if (steady && wall) st->wall[cur] = rcl_smooth(st->wall[cur], wall);
@@ -221,19 +278,34 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
         st->confirm_wall += wall;
         /* Crowded (see below): the confirmation lasts RCL_CROWDED_CONFIRM_NS as well, so that
          * its calls per second include the scheduler's turns among the threads. */
-        if (++st->confirm_n < RCL_CONFIRM_EPOCHS ||
-            (st->confirm_until_ns && ep->now_ns < st->confirm_until_ns))
-            return false;
-        st->confirming = false;
+        /* A timed trial (crowded or waiting) needs one epoch, not four: a lock whose calls
+         * are slow closes an epoch every 30-100 ms (rcl-bench-cond's thread pool: four epochs
+         * kept a losing trial on the server for 28 % of a 0.5 s run). */
+        if (++st->confirm_n < (st->confirm_until_ns ? 1 : RCL_CONFIRM_EPOCHS)) return false;
         mean = st->confirm_sum / st->confirm_n;
         wall = st->confirm_wall / st->confirm_n;
+        /* ... unless its calls per second clearly lose (by twice the margin) after
+         * RCL_TRIAL_ABORT_NS: a losing trial then costs a fifth of what it did (kvstore at 4
+         * threads on 2 CPUs ran 1.4x slower delegated) -- what lets the first trial come
+         * early (RCL_CROWDED_FIRST_NS). */
+        if (st->confirm_until_ns && ep->now_ns < st->confirm_until_ns &&
+            !(st->wall[other] && wall &&
+              ep->now_ns + RCL_CROWDED_CONFIRM_NS - st->confirm_until_ns >= RCL_TRIAL_ABORT_NS &&
+              wall * 100 > st->wall[other] * (100 + 2 * RCL_ADAPTIVE_MARGIN)))
+            return false;
+        st->confirming = false;
         /* The calls must be cheaper, and the lock's calls per second must not drop: a caller's
          * clock does not see a client descheduled between calls because the server took its
          * CPU (kvstore at 4 threads on 2 CPUs: delegated calls 6x faster, the program 1.4x
          * slower), the epochs' wall time does. */
         bool throughput_kept = !wall || !st->wall[other] ||
                                wall * 100 <= st->wall[other] * (100 + RCL_ADAPTIVE_MARGIN);
-        if (mean * 100 < st->est[other] * (100 - RCL_ADAPTIVE_MARGIN / 2) && throughput_kept) {
+        bool won =
+            st->by_rate /* waiting: calls per second alone, and they must rise */
+                ? wall && st->wall[other] &&
+                      wall * 100 < st->wall[other] * (100 - RCL_ADAPTIVE_MARGIN / 2)
+                : mean * 100 < st->est[other] * (100 - RCL_ADAPTIVE_MARGIN / 2) && throughput_kept;
+        if (won) {
             /* Confirmed: look at the old path again soon -- unless the lock switched a short
              * while ago too: two paths about as good as each other under noise (kvstore at 4
              * threads on 2 CPUs switched 194 times a second), so each switch pushes the next
@@ -256,14 +328,17 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
     }
     if (st->exploring) { /* this epoch tried `cur`, coming from `other` */
         st->exploring = false;
-        if (mean * 100 < st->est[other] * (100 - RCL_ADAPTIVE_MARGIN)) {
+        /* (waiting: whatever the calls' times, a trial by calls per second) */
+        if (waiting || mean * 100 < st->est[other] * (100 - RCL_ADAPTIVE_MARGIN)) {
             /* stay for RCL_CONFIRM_EPOCHS full epochs, whose mean must confirm the win */
             st->confirming = true;
             st->confirm_n = 0;
             st->confirm_sum = 0;
             st->confirm_wall = 0;
-            st->confirm_until_ns =
-                cur == RCL_PATH_DELEGATE && crowded ? ep->now_ns + RCL_CROWDED_CONFIRM_NS : 0;
+            st->by_rate = waiting;
+            st->confirm_until_ns = (cur == RCL_PATH_DELEGATE && crowded) || waiting
+                                       ? ep->now_ns + RCL_CROWDED_CONFIRM_NS
+                                       : 0;
             return false;
         }
         st->compared_at = st->est[other];
@@ -301,9 +376,10 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
      * the first second of a 1 s run, 0.99x for RCL_MODE=local). */
     enum rcl_reason hold = RCL_REASON_NONE; /* why the server is not tried now */
     crowded = crowded && other == RCL_PATH_DELEGATE;
+    waiting = waiting && other == RCL_PATH_DELEGATE;
     uint64_t last = st->trial_ns > st->crowded_since_ns ? st->trial_ns : st->crowded_since_ns;
-    if (crowded && ep->now_ns - last < crowded_wait(st))
-        hold = RCL_REASON_CROWDED;
+    if ((crowded || waiting) && ep->now_ns - last < crowded_wait(st))
+        hold = waiting ? RCL_REASON_CONDITION_WAITS : RCL_REASON_CROWDED;
     else if (other == RCL_PATH_DELEGATE && ep->server_saturated)
         hold = RCL_REASON_SERVER_SATURATED;
     if (hold != RCL_REASON_NONE) {
@@ -315,7 +391,8 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
     st->reason = RCL_REASON_EXPLORING;
     if (other == RCL_PATH_DELEGATE) {
         st->trial_ns = ep->now_ns;
-        st->crowded_trial = crowded;
+        st->crowded_trial = crowded || waiting;
+        st->crowded_tried |= crowded || waiting;
     }
     return true;
 }
@@ -401,6 +478,9 @@ static void close_epoch(struct rcl_lock_entry *e, struct rcl_server *s) {
         ep.now_ns = rcl_now_ns();
         ep.server_saturated = server_saturated(s, &e->st);
         ep.crowded = server_cpus > 0 && threads > usable_cpus(RCL_PATH_DELEGATE, cpus, server_cpus);
+        uint32_t waits = atomic_load_explicit(&e->waits, memory_order_relaxed);
+        ep.waited = waits != e->seen_waits;
+        e->seen_waits = waits;
         if (rcl_adaptive_decide(&e->st, cur, &ep))
             cur = cur == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
         if (e->st.exploring)
@@ -411,9 +491,10 @@ static void close_epoch(struct rcl_lock_entry *e, struct rcl_server *s) {
          * 0.975x of local), and below one call in 100 the timed calls leave the p99 latency
          * alone (rcl-bench-micro, 1 thread: 70 ns at 1 in 64, pthread's 41 ns); a phase change
          * or a won exploration brings the dense rate back. */
-        bool settled = !e->st.exploring && !e->st.confirming &&
-                       (e->st.explore_every >= RCL_SETTLED_EVERY ||
-                        e->st.reason == RCL_REASON_CROWDED); /* no trial for a while */
+        bool settled =
+            !e->st.exploring && !e->st.confirming &&
+            (e->st.explore_every >= RCL_SETTLED_EVERY || e->st.reason == RCL_REASON_CROWDED ||
+             e->st.reason == RCL_REASON_CONDITION_WAITS); /* no trial for a while */
         atomic_store_explicit(&e->path,
                               cur | (e->st.exploring ? RCL_PATH_EXPLORING : 0) |
                                   (settled ? RCL_PATH_SETTLED : 0),
@@ -424,14 +505,15 @@ static void close_epoch(struct rcl_lock_entry *e, struct rcl_server *s) {
 
 enum rcl_path rcl_adaptive_begin(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
                                  struct rcl_adaptive_call *call, bool *sample) {
-    unsigned n = ++tls_calls;
+    struct rcl__fast_way *w = rcl__fast_way_of(lock);
+    bool due = w->rcl__lock == lock && w->rcl__left == 0; /* its grant ran out (see tls_rand) */
     call->fn = fn;
     call->ctx = ctx;
-    call->e = entry_of(lock);
+    call->e = entry_of(lock, true);
     uint32_t flip = (uint32_t)rcl_rt.cfg.adaptive_flip;
     if (flip) { /* test knob: each thread alternates every `flip` calls */
         *sample = false;
-        return (n / flip) & 1 ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
+        return (++tls_flip_calls / flip) & 1 ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
     }
     if (!call->e) {
         *sample = false;
@@ -443,22 +525,30 @@ enum rcl_path rcl_adaptive_begin(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
      * (an idle server parked in the kernel wakes up, the data moves to its cache; measured: a
      * lock whose delegated calls cost a third of its local ones was judged 1.3x slower
      * delegated, every time). */
-    unsigned rate = sample_rate(path);
+    unsigned rate = sample_rate(path), phase = 0;
+    if (!due) phase = next_rand() % rate; /* 0: timed */
     if (path & RCL_PATH_EXPLORING)
         *sample = atomic_fetch_sub_explicit(&call->e->warmup, 1, memory_order_relaxed) <= 0;
     else
-        *sample = n % rate == 0;
+        *sample = phase == 0;
     if ((path & RCL__PATH_RUN) == RCL_PATH_LOCAL && rcl_rt.fast_ok) {
-        /* The calls before this thread's next timed one run inline (delegate.c, "The inline
-         * fast path"); they count as calls here, so the next one entering is the timed one. */
-        unsigned left = rate - 1 - n % rate;
-        tls_calls += left;
-        struct rcl__fast_way *w = rcl__fast_way_of(lock);
+        /* The calls before this thread's next timed one of the lock run inline (delegate.c,
+         * "The inline fast path"); the next one entering is due. */
+        unsigned left = phase ? phase - 1 : rate - 1;
         w->rcl__lock = lock;
         w->rcl__left = left;
         w->rcl__path = (const unsigned *)&call->e->path;
+    } else if (due) {
+        w->rcl__lock = NULL; /* used: a delegated lock's calls all enter, and are not all due */
     }
     return (enum rcl_path)(path & 1);
+}
+
+void rcl_adaptive_wait(pthread_mutex_t *lock) {
+    struct rcl_lock_entry *e = entry_of(lock, false); /* only adaptive mode makes entries */
+    if (e) /* under the mutex: one writer; the closer reads it */
+        atomic_store_explicit(&e->waits, atomic_load_explicit(&e->waits, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
 }
 
 int rcl_adaptive_run(void *arg) {
@@ -523,6 +613,8 @@ static const char *reason_text(enum rcl_reason r) {
         return "server saturated";
     case RCL_REASON_CROWDED:
         return "the server would take a CPU the callers use";
+    case RCL_REASON_CONDITION_WAITS:
+        return "its sections wait on a condition: the server is tried rarely";
     }
     return "?";
 }

@@ -80,6 +80,11 @@ static void wait_begins(struct rcl_mailbox *mb, pthread_cond_t *cond) {
  * (the wait may last), and enter the cancellable state when a cancelled client may abandon this
  * wait. Returns that request, or NULL. */
 static struct rcl_mailbox *before_wait(pthread_cond_t *cond, pthread_mutex_t *lock) {
+    /* adaptive mode judges a lock whose sections wait by its calls per second (adaptive.c;
+     * a lock it does not track, in any mode, costs a look at one empty slot). The mode is not
+     * read here: a local section may wait while another thread still loads the configuration
+     * (TSan, many_waiters.c in RCL_MODE=local). */
+    rcl_adaptive_wait(lock);
     struct rcl_worker *w = rcl_self_worker;
     if (!w) return NULL; /* local mode or a local critical section: the pthread call alone */
     struct rcl_mailbox *mb = cancellable_request(lock);

@@ -425,6 +425,7 @@ enum rcl_reason {
     RCL_REASON_LOCAL_FASTER,
     RCL_REASON_SERVER_SATURATED,
     RCL_REASON_CROWDED,
+    RCL_REASON_CONDITION_WAITS,
 };
 
 /* The adaptive policy's state for one lock (adaptive.c's design comment). Zeroed: new. */
@@ -439,10 +440,14 @@ struct rcl_adaptive_state {
     int confirm_n;        /* confirming epochs so far */
     uint64_t confirm_until_ns; /* crowded: the confirmation also lasts until then (0: not) */
     uint64_t trial_ns;         /* when the last trial of the server began */
-    uint64_t crowded_since_ns; /* when an epoch first found the lock crowded (0: never) */
-    uint64_t crowded_seen_ns;  /* ... and last */
+    uint64_t
+        crowded_since_ns;     /* when an epoch first found the lock crowded or waiting (0: never) */
+    uint64_t crowded_seen_ns; /* ... last found it crowded */
+    uint64_t waiting_seen_ns; /* ... last saw its sections wait on a condition */
     uint64_t crowded_every_ns; /* crowded: time between trials of the server (0: the base) */
-    bool crowded_trial;        /* the last trial of the server was a crowded one */
+    bool crowded_trial;        /* the last trial of the server was a crowded or waiting one */
+    bool crowded_tried;        /* a crowded or waiting trial happened (the first comes early) */
+    bool by_rate;              /* the trial being confirmed is judged by calls per second */
     uint64_t confirm_sum;      /* their means so far */
     uint64_t wall[2];          /* each path's epochs' wall time per sample (steady, smoothed) */
     uint64_t confirm_wall;     /* the confirming epochs' so far */
@@ -461,6 +466,7 @@ struct rcl_epoch {
     uint64_t now_ns;       /* when it ended, CLOCK_MONOTONIC (0: unknown) */
     bool server_saturated; /* the server found no idle moment during the epoch */
     bool crowded;          /* delegating leaves the lock's callers fewer CPUs than threads */
+    bool waited;           /* its sections waited on a condition during the epoch */
 };
 RCL_HIDDEN bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
                                     const struct rcl_epoch *ep);
@@ -483,6 +489,8 @@ struct rcl_adaptive_call {
 RCL_HIDDEN enum rcl_path rcl_adaptive_begin(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
                                             struct rcl_adaptive_call *call, bool *sample);
 RCL_HIDDEN int rcl_adaptive_run(void *call);
+/* A section of `lock` is about to wait on a condition (cond.c; the caller holds the mutex). */
+RCL_HIDDEN void rcl_adaptive_wait(pthread_mutex_t *lock);
 /* A sampled call took ns: may close the epoch and decide. s: the lock's server. */
 RCL_HIDDEN void rcl_adaptive_end(struct rcl_adaptive_call *call, struct rcl_server *s, uint64_t ns);
 /* RCL_STATS: one line (or JSON object) per tracked lock. */

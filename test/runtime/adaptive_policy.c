@@ -8,7 +8,8 @@
 // (noise) does not move the lock unless the next full epoch confirms it; delegation's cost counts
 // the CPU its server takes from the program when the program's threads need it; two equally
 // good paths under noise do not flap; a crowded lock tries the server after a second, ever more
-// rarely while trials lose.
+// rarely while trials lose, the first one early (50 ms) and cut short (10 ms) when it clearly
+// loses; a lock whose sections wait on a condition is judged by its calls per second alone.
 // RUN: %cc %rcl_internal %s -o %t %rcl_libs
 // RUN: %t | FileCheck %s
 // CHECK: uncontended: local, 1000 epochs, delegated epochs 10, switches 0
@@ -21,8 +22,10 @@
 // CHECK: flapping: switches {{[0-9]+}}, at most 1 in 300 epochs
 // CHECK: throughput drops: local, switches 0
 // CHECK: throughput kept: delegate, switches 1
-// CHECK: crowded: trials of the server 4 in 16 s, the first after 1 s, each confirmed over 50 ms: {{[0-9]+}} epochs delegated
-// CHECK: crowded, calls per second kept: delegate after the trial at 1 s, switches 1
+// CHECK: crowded: trials of the server 5 in 16 s, the first after {{5[0-9]}} ms, each refused after {{[0-9]+}} epochs
+// CHECK: crowded, calls per second kept: delegate, the first trial at {{5[0-9]}} ms, confirmed at {{[0-9]+}} ms, switches 1
+// CHECK: waiting, calls per second drop: trials of the server 5 in 16 s, the first after {{5[0-9]}} ms, each refused after {{[0-9]+}} epochs
+// CHECK: waiting, calls look slower, calls per second rise: delegate, the first trial at {{5[0-9]}} ms, confirmed at {{[0-9]+}} ms, switches 1
 // CHECK: cpu share: 2 threads on 2 CPUs with a server: local 1000, delegated 1200 -> local
 // CHECK: cpu share: 4 threads confined to a CPU without server:
 // CHECK-SAME: local 4000, delegated 2400 -> delegate
@@ -34,7 +37,7 @@
 /* One epoch's measure: cost per call, wall time per sample (0: unknown), nothing else. */
 static bool decide(struct rcl_adaptive_state *st, enum rcl_path path, uint64_t mean, uint64_t wall,
                    bool saturated) {
-    struct rcl_epoch ep = {mean, wall, 0, saturated, false};
+    struct rcl_epoch ep = {mean, wall, 0, saturated, false, false};
     return rcl_adaptive_decide(st, path, &ep);
 }
 
@@ -158,33 +161,50 @@ int main(void) {
 
     /* Crowded (the server would take a CPU the callers use): delegated calls look faster (600
      * against 1000) but the lock's calls per second drop (wall 1600 against 1000). One epoch
-     * per ms for 16 s: the first trial of the server comes after 1 s, each is confirmed (and
-     * refused) over 50 ms, not 4 epochs, and each refusal doubles the wait (1, 2, 4, 8 s: trials
-     * at 1, 3, 7 and 15 s). With the calls per second kept (wall 1000), the first trial wins. */
-    for (int kept = 0; kept < 2; kept++) {
+     * per ms for 16 s: the first trial of the server comes after 50 ms, the next after 1 s, and
+     * each refusal doubles the wait (1, 2, 4, 8 s: trials at 0.05, 1.05, 3.05, 7.05 and 15.05 s);
+     * each is refused after 10 ms (its calls per second lose by more than twice the margin),
+     * not 4 epochs nor 50 ms. With the calls per second kept (wall 1000), the first trial wins,
+     * confirmed over 50 ms: the lock delegates within 100 ms.
+     * Waiting (its sections wait on a condition; not crowded): the calls' own times do not count,
+     * only calls per second, both ways -- delegated calls that look slower (their caller's clock
+     * counts the wait and the hand-overs) but make more calls per second (wall 700) win; calls
+     * that look faster but make fewer (wall 1600) lose, like a crowded lock's. */
+    static const struct {
+        const char *what;
+        bool crowded, waited;
+        uint64_t delegated_mean, delegated_wall;
+    } trials_of[] = {{"crowded", true, false, 600, 1600},
+                     {"crowded, calls per second kept", true, false, 600, 1000},
+                     {"waiting, calls per second drop", false, true, 600, 1600},
+                     {"waiting, calls look slower, calls per second rise", false, true, 3000, 700}};
+    for (int i = 0; i < 4; i++) {
         struct rcl_adaptive_state cr = {0};
-        const uint64_t wall[2] = {1000, kept ? 1000 : 1600};
-        int trials = 0, delegated = 0, first_ms = 0;
+        const uint64_t mean[2] = {1000, trials_of[i].delegated_mean};
+        const uint64_t wall[2] = {1000, trials_of[i].delegated_wall};
+        int trials = 0, delegated = 0, first_ms = 0, switched_ms = 0;
         p = RCL_PATH_LOCAL;
         for (int ms = 1; ms <= 16000; ms++) {
-            struct rcl_epoch ep = {p == RCL_PATH_LOCAL ? 1000 : 600, wall[p], (uint64_t)ms * 1000000,
-                                   false, true};
+            struct rcl_epoch ep = {mean[p],  wall[p], (uint64_t)ms * 1000000, false,
+                                   trials_of[i].crowded, trials_of[i].waited};
             delegated += p == RCL_PATH_DELEGATE;
             bool exploring = cr.exploring;
             if (rcl_adaptive_decide(&cr, p, &ep)) {
                 p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
                 if (p == RCL_PATH_DELEGATE && !exploring && !trials++) first_ms = ms;
             }
+            if (cr.switches && !switched_ms) switched_ms = ms;
         }
-        if (!kept) {
-            printf("crowded: trials of the server %d in 16 s, the first after %d s, each confirmed "
-                   "over 50 ms: %d epochs delegated\n",
-                   trials, first_ms / 1000, delegated);
+        if (trials_of[i].delegated_wall > 1000) {
+            printf("%s: trials of the server %d in 16 s, the first after %d ms, each refused "
+                   "after %d epochs on average\n",
+                   trials_of[i].what, trials, first_ms, trials ? delegated / trials : 0);
             CHECK(cr.switches == 0 && p == RCL_PATH_LOCAL);
-            CHECK(delegated <= trials * 60); /* a losing trial costs ~50 ms */
+            CHECK(delegated <= trials * 16); /* a losing trial costs ~10 ms */
         } else {
-            printf("crowded, calls per second kept: %s after the trial at %d s, switches %u\n",
-                   name(p), first_ms / 1000, cr.switches);
+            printf("%s: %s, the first trial at %d ms, confirmed at %d ms, switches %u\n",
+                   trials_of[i].what, name(p), first_ms, switched_ms, cr.switches);
+            CHECK(switched_ms <= 110);
         }
     }
 

@@ -13,6 +13,7 @@
 // RUN: env RCL_POOL_MAX=1 %t mixed 1 1 2000 | FileCheck %s --check-prefix=ONE
 // RUN: env RCL_MODE=local %t rcl 4 4 20000 | FileCheck %s --check-prefix=RCL
 // RUN: env RCL_MODE=adaptive RCL_ADAPTIVE_FLIP=3 %t rcl 4 4 20000 | FileCheck %s --check-prefix=RCL
+// RUN: env RCL_MODE=adaptive %t rcl 4 4 20000 | FileCheck %s --check-prefix=RCL
 // RUN: env RCL_MODE=adaptive RCL_ADAPTIVE_FLIP=2 %t mixed 3 3 10000 | FileCheck %s --check-prefix=MIXED
 // RCL: consumed 80000 items exactly once
 // SMALL: consumed 15000 items exactly once

@@ -5,7 +5,7 @@ adaptive and local, interleaved (every round runs every variant of every benchma
 variants' order rotating from round to round), medians of the rounds.
 
     bench/apps/e2e_programs.py [--runs N] [--out DIR] [--only NAME[,NAME]]
-        [--libuv ORIG_BUILD:RCL_BUILD] [--xz ORIG_TREE:RCL_TREE] [--list]
+        [--libuv ORIG_BUILD:RCL_BUILD] [--xz ORIG_TREE:RCL_TREE] [--librcl DIR] [--list]
 
 The builds are those the e2e scripts and the corpus leave (defaults):
   libuv: /tmp/rcl-libuv/orig/build:/tmp/rcl-libuv/rcl/build (test/e2e/libuv.sh; benchmark
@@ -18,7 +18,9 @@ memcached under memaslap has its own script (bench/apps/memcached.sh), whose sum
 results page cites next to this one's.
 
 A converted binary loads librcl from the build tree it was linked against (rcl-cc links the
-shared runtime with an rpath), so a runtime rebuilt there is what it measures.
+shared runtime with a runpath), so a runtime rebuilt there is what it measures; --librcl DIR
+(LD_LIBRARY_PATH, which a runpath gives way to) runs the converted variants with the librcl.so
+of DIR instead, e.g. build/runtime.
 
 Writes DIR/e2e.json (every run, the medians, the ratios) and DIR/e2e.md (the table: per
 benchmark the median of each variant, each variant against the original, and adaptive against
@@ -128,6 +130,8 @@ def main(argv):
     ap.add_argument("--libuv", default="/tmp/rcl-libuv/orig/build:/tmp/rcl-libuv/rcl/build")
     ap.add_argument("--xz", default="/tmp/rcl-corpus/pkgs/xz-utils/orig:"
                                     "/tmp/rcl-corpus/pkgs/xz-utils/rcl")
+    ap.add_argument("--librcl", metavar="DIR", help="the converted variants load librcl.so "
+                    "from DIR (LD_LIBRARY_PATH)")
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
@@ -149,6 +153,8 @@ def main(argv):
                 env.pop("RCL_MODE", None)
                 if v != "original":
                     env["RCL_MODE"] = v
+                    if args.librcl:
+                        env["LD_LIBRARY_PATH"] = os.path.abspath(args.librcl)
                 try:
                     value = b.runner(v, env)
                 except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:

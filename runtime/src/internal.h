@@ -483,7 +483,7 @@ struct rcl_lock_entry;
 struct rcl_adaptive_call {
     rcl_cs_fn fn;
     void *ctx;
-    struct rcl_lock_entry *e; /* NULL: the lock is not tracked (table full) */
+    struct rcl_lock_entry *e; /* NULL: the lock is not tracked (table full): local path */
     const void *site;         /* the return address of the program's rcl_delegate call */
 };
 RCL_HIDDEN enum rcl_path rcl_adaptive_begin(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,

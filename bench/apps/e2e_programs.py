@@ -5,7 +5,7 @@ adaptive and local, interleaved (every round runs every variant of every benchma
 variants' order rotating from round to round), medians of the rounds.
 
     bench/apps/e2e_programs.py [--runs N] [--out DIR] [--only NAME[,NAME]]
-        [--libuv ORIG_BUILD:RCL_BUILD] [--xz ORIG_TREE:RCL_TREE] [--librcl DIR] [--list]
+        [--libuv ORIG_BUILD:RCL_BUILD] [--xz ORIG_TREE:RCL_TREE] [--librcl DIR] [--variants V,V] [--list]
 
 The builds are those the e2e scripts and the corpus leave (defaults):
   libuv: /tmp/rcl-libuv/orig/build:/tmp/rcl-libuv/rcl/build (test/e2e/libuv.sh; benchmark
@@ -135,6 +135,8 @@ def main(argv):
                                     "/tmp/rcl-corpus/pkgs/xz-utils/rcl")
     ap.add_argument("--librcl", metavar="DIR", help="the converted variants load librcl.so "
                     "from DIR (LD_LIBRARY_PATH)")
+    ap.add_argument("--variants", default=",".join(VARIANTS),
+                    help="the variants to run, comma-separated (default: all four)")
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
@@ -147,10 +149,11 @@ def main(argv):
     if args.only:
         wanted = [w.strip() for w in args.only.split(",")]
         benches = [b for b in benches if any(w in b.name for w in wanted)]
+    chosen = tuple(v for v in VARIANTS if v in args.variants.split(","))
     runs = []
     for r in range(args.runs):
         for b in benches:
-            order = VARIANTS[r % len(VARIANTS):] + VARIANTS[:r % len(VARIANTS)]
+            order = chosen[r % len(chosen):] + chosen[:r % len(chosen)]
             for v in order:
                 env = dict(os.environ)
                 env.pop("RCL_MODE", None)

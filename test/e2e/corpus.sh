@@ -67,6 +67,9 @@ while [ $# -gt 0 ]; do
     shift
 done
 
+# The work folder by an absolute path: each package's steps run in its own folders.
+case $WORK in /*) ;; *) WORK=$PWD/$WORK ;; esac
+
 # The packages: `NAME [quick]` lines of packages.txt, in order.
 mapfile -t ALL < <(sed 's/#.*//' "$CORPUS/packages.txt" | awk 'NF { print $1 }')
 mapfile -t QUICKS < <(sed 's/#.*//' "$CORPUS/packages.txt" | awk '$2 == "quick" { print $1 }')
@@ -287,6 +290,13 @@ run_package() (
     }
     say "building the original with $REAL_CC ..."
     if build orig "$REAL_CC"; then orig_ok=1; else orig_ok=0; say "the original did not build (see $D/orig-*.log)"; fi
+    # The quick slice is a test (check.sh): a package it cannot measure fails it, or the slice
+    # would pass having compared nothing.
+    quick_fail=0
+    if [ $QUICK = 1 ] && [ $orig_ok = 0 ]; then
+        say "FAILED: the quick slice cannot measure a package whose original does not build"
+        quick_fail=1
+    fi
     say "building with rcl-cc ..."
     export RCL_CC_REPORT=$D/reports
     if build rcl "$RCL_CC"; then rcl_ok=1; else rcl_ok=0; say "the converted build FAILED (see $D/rcl-*.log)"; fi
@@ -315,9 +325,12 @@ run_package() (
         done
     fi
     $SUMMARY package "$D" "$WORK/results/$NAME.json" | sed "s/^/[$i\/$N] $NAME: /"
-    return "${PIPESTATUS[0]}"
+    st=${PIPESTATUS[0]}
+    [ $quick_fail = 0 ] || st=1
+    return "$st"
 )
 
+[ $DRY = 0 ] || echo "corpus: work folder $WORK, build $(cd "$BUILD" 2>/dev/null && pwd || echo "$BUILD (missing)")"
 status=0
 t_start=$(now)
 i=0

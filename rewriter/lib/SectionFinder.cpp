@@ -698,9 +698,27 @@ bool SectionFinder::noteEffects(CriticalSection &CS, const CallExpr *Unlock, Tex
 }
 
 void SectionFinder::checkDirectives(CriticalSection &CS) const {
-    // The section's text moves into the outlined function and each exit's tail to the call
-    // site: a directive in them must move along whole (`#ifdef X` .. `#endif` around the lock
-    // and again around the unlock would be cut in two).
+    // The section's text moves into the outlined function, written before the enclosing
+    // function: a macro defined or undefined in the function before the section would not mean
+    // there what it means in the section (unbound's worker.c defines TA_RESPONSE_MAX_TAGS at
+    // the top of a function and uses it in a section: the rewritten file did not compile).
+    if (std::optional<unsigned> FnStart = Text.expansionOffset(CS.Function->getBeginLoc());
+        FnStart && *FnStart < CS.Whole.Begin)
+        for (const auto &[At, Name] :
+             Text.macroDirectives({Text.lineStart(*FnStart), CS.Whole.Begin}))
+            if (Text.hasIdentifier(CS.Whole, Name)) {
+                CS.Refused =
+                    refuse("uses macro '" + Name + "', defined or undefined inside the " +
+                               "function before the critical section (line " +
+                               std::to_string(Text.line(At)) +
+                               "), which the outlined function, written before the " +
+                               "function, would not see",
+                           Text.sourceManager().getComposedLoc(Text.file(), CS.Whole.Begin));
+                return;
+            }
+    // Each exit's tail moves to the call site: a directive in the moved text must move along
+    // whole (`#ifdef X` .. `#endif` around the lock and again around the unlock would be cut
+    // in two).
     std::vector<TextRange> Moved{CS.Whole};
     for (const Exit &E : CS.Exits)
         Moved.push_back(E.Tail ? *E.Tail : E.Removed);

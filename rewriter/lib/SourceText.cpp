@@ -75,6 +75,36 @@ std::optional<std::pair<unsigned, std::string>> SourceText::immovableDirective(T
     return std::nullopt;
 }
 
+std::vector<std::pair<unsigned, std::string>> SourceText::macroDirectives(TextRange R) const {
+    std::vector<std::pair<unsigned, std::string>> Out;
+    std::string Copy = text(R).str(); // terminated, as in immovableDirective
+    Lexer Raw(SM.getLocForStartOfFile(File), LO, Copy.c_str(), Copy.c_str(),
+              Copy.c_str() + Copy.size());
+    Token Tok;
+    for (Raw.LexFromRawLexer(Tok); Tok.isNot(tok::eof); Raw.LexFromRawLexer(Tok)) {
+        if (Tok.isNot(tok::hash) || !Tok.isAtStartOfLine()) continue;
+        unsigned At = R.Begin + SM.getFileOffset(Tok.getLocation());
+        Token Directive, Name;
+        Raw.LexFromRawLexer(Directive);
+        if (Directive.isNot(tok::raw_identifier) ||
+            (Directive.getRawIdentifier() != "define" && Directive.getRawIdentifier() != "undef"))
+            continue;
+        Raw.LexFromRawLexer(Name);
+        if (Name.is(tok::raw_identifier)) Out.push_back({At, Name.getRawIdentifier().str()});
+    }
+    return Out;
+}
+
+bool SourceText::hasIdentifier(TextRange R, StringRef Name) const {
+    std::string Copy = text(R).str();
+    Lexer Raw(SM.getLocForStartOfFile(File), LO, Copy.c_str(), Copy.c_str(),
+              Copy.c_str() + Copy.size());
+    Token Tok;
+    for (Raw.LexFromRawLexer(Tok); Tok.isNot(tok::eof); Raw.LexFromRawLexer(Tok))
+        if (Tok.is(tok::raw_identifier) && Tok.getRawIdentifier() == Name) return true;
+    return false;
+}
+
 std::optional<TextRange> SourceText::keyword(unsigned From, unsigned To, StringRef Word) const {
     if (From >= To || To > Code.size()) return std::nullopt;
     Lexer Raw(SM.getLocForStartOfFile(File), LO, Code.data(), Code.data() + From, Code.data() + To);

@@ -53,6 +53,10 @@ class SourceText {
     /// #define, #undef or #include (moving it would change which code it applies to). Its
     /// offset and name.
     std::optional<std::pair<unsigned, std::string>> immovableDirective(TextRange R) const;
+    /// The `#define NAME` and `#undef NAME` directives of R: (offset of the `#`, NAME).
+    std::vector<std::pair<unsigned, std::string>> macroDirectives(TextRange R) const;
+    /// Whether R's text has the identifier Name as a token (comments and strings excluded).
+    bool hasIdentifier(TextRange R, llvm::StringRef Name) const;
 
     /// The first token spelled Word between two offsets of the file (`register` in front of a
     /// variable's name), with the blanks after it; nothing when there is none.

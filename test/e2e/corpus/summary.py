@@ -96,7 +96,7 @@ def package(pkg_dir, out):
         pass
     counts = collections.Counter(st for st, _ in status.values())
     reasons = collections.Counter(normalize(rs) for st, rs in status.values() if st == "refused")
-    errors, skipped, others = [], 0, {}
+    errors, skipped, sources, others = [], set(), set(), {}
     for path in sorted(glob.glob(os.path.join(pkg_dir, "reports", "*.json"))):
         try:
             rep = json.load(open(path))
@@ -104,7 +104,10 @@ def package(pkg_dir, out):
             continue
         if rep.get("error"):
             errors.append({"report": os.path.basename(path), "error": rep["error"]})
-        skipped += bool(rep.get("skipped"))
+        # Files (a file compiled twice, PIC and not, or again in rcl build's second pass, once).
+        sources.add(rep.get("source", path))
+        if rep.get("skipped"):
+            skipped.add(rep.get("source", path))
         # Per source file: a file compiled twice (PIC and not) is one set of call sites.
         others[rep.get("source", path)] = rep.get("other_locks", {})
     log = read(os.path.join(pkg_dir, "rcl-build.log"))
@@ -112,7 +115,7 @@ def package(pkg_dir, out):
     crashes = [x for x in fb if CRASH.search(x["detail"])]
     crash_lines = sorted(set(l.strip() for l in log.splitlines() if CRASH.search(l)))
     tracebacks = log.count("Traceback (most recent call last)")
-    r.update({"translation_units": tus, "not_parsed": skipped,
+    r.update({"translation_units": tus, "files": len(sources), "not_parsed": len(skipped),
               "spinlock_sites": sum(o.get("spinlock", 0) for o in others.values()),
               "rwlock_sites": sum(o.get("rwlock", 0) for o in others.values()),
               "facts_scanned": build.get("facts_scanned", 0),
@@ -204,7 +207,7 @@ def summary(work):
     reasons = collections.Counter()
     reason_pkgs = collections.defaultdict(set)
     for r in results:
-        for k in ("translation_units", "not_parsed", "facts_scanned", "second_pass_units",
+        for k in ("translation_units", "files", "not_parsed", "facts_scanned", "second_pass_units",
                   "spinlock_sites", "rwlock_sites",
                   "sections", "converted", "refused", "not_compiled", "rewriter_crashes",
                   "rcl_cc_crashes"):
@@ -235,22 +238,24 @@ def summary(work):
     with open(os.path.join(work, "summary.json"), "w") as f:
         json.dump(doc, f, indent=2)
         f.write("\n")
-    md = ["| package | version | TUs | not parsed (facts read) | pass 2 | sections | converted | refused | fallen back | crashes "
+    md = ["| package | version | TUs | files not parsed (facts read) / files | pass 2 | sections | converted | refused | fallen back | crashes "
           "| build s (clang-19) | build s (rcl-cc) | ratio | CPU s (clang-19) | CPU s (rcl-cc) | CPU ratio | suite (orig; delegate, adaptive, local) |",
           "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
     for r in results:
         fbn = max(len(r.get("fallbacks", [])), len(r.get("fallback_reports", [])))
-        md.append("| %s | %s | %d | %d (%d) | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s |" % (
+        md.append("| %s | %s | %d | %d (%d) / %d | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s |" % (
             r["name"], r.get("version") or "-", r.get("translation_units", 0),
-            r.get("not_parsed", 0), r.get("facts_scanned", 0), r.get("second_pass_units", 0),
+            r.get("not_parsed", 0), r.get("facts_scanned", 0), r.get("files", 0),
+            r.get("second_pass_units", 0),
             r.get("sections", 0), r.get("converted", 0), r.get("refused", 0), fbn,
             r.get("rewriter_crashes", 0) + r.get("rcl_cc_crashes", 0),
             fmt_s(r, "orig"), fmt_s(r, "rcl"),
             "%.2fx" % r["build_ratio"] if "build_ratio" in r else "-",
             fmt_s(r, "orig", "build_cpu_s"), fmt_s(r, "rcl", "build_cpu_s"),
             "%.2fx" % r["build_cpu_ratio"] if "build_cpu_ratio" in r else "-", suite_text(r)))
-    md.append("| **total** (%d packages) | | %d | %d (%d) | %d | %d | %d | %d | %d | %d | %.0f | %.0f | %s | %.0f | %.0f | %s | %d run, %d same in every mode |" % (
+    md.append("| **total** (%d packages) | | %d | %d (%d) / %d | %d | %d | %d | %d | %d | %d | %.0f | %.0f | %s | %.0f | %.0f | %s | %d run, %d same in every mode |" % (
         len(results), tot["translation_units"], tot["not_parsed"], tot["facts_scanned"],
+        tot["files"],
         tot["second_pass_units"], tot["sections"], tot["converted"], tot["refused"],
         tot["fallbacks"], tot["rewriter_crashes"] + tot["rcl_cc_crashes"], orig_s, rcl_s,
         "%.2fx" % (rcl_s / orig_s) if orig_s else "-", orig_cpu, rcl_cpu,

@@ -113,21 +113,33 @@ def latest_by_source(entries):
     return list(last.values())
 
 
-def defined_and_called(facts_dir):
-    """The functions the facts files define, and the functions of other units they call."""
-    defined, called = set(), set()
+def read_calls(facts_dir):
+    """The functions the facts files define, each with the functions of other units it calls."""
+    calls = {}
     for path in glob.glob(os.path.join(facts_dir, "*.facts")):
         try:
             with open(path, errors="replace") as f:
                 for line in f:
                     fields = line.rstrip("\n").split("\t")
-                    if len(fields) != 3:
-                        continue
-                    defined.add(fields[0])
-                    called.update(c for c in fields[2].split(",") if c)
+                    if len(fields) == 3:
+                        calls.setdefault(fields[0], set()).update(
+                            c for c in fields[2].split(",") if c)
         except OSError:
             pass
-    return defined, called
+    return calls
+
+
+def still_unknown(facts_dir, roots):
+    """The functions without facts reached from roots through the recorded facts (a root
+    without facts included)."""
+    calls = read_calls(facts_dir)
+    seen, work = set(roots), list(roots)
+    while work:
+        for callee in calls.get(work.pop(), ()):
+            if callee not in seen:
+                seen.add(callee)
+                work.append(callee)
+    return {n for n in seen if n not in calls}
 
 
 def _mentions(path, pattern):
@@ -151,8 +163,8 @@ def scan_needed(facts_dir, entries, jobs):
             skipped[e["source"]] = e["scan"]
         else:
             skipped.pop(e.get("source"), None)
-    defined, called = defined_and_called(facts_dir)
-    need = {n for e in entries if e.get("waiting") for n in e.get("unknown", [])} - defined
+    roots = {n for e in entries if e.get("waiting") for n in e.get("unknown", [])}
+    need = still_unknown(facts_dir, roots)
     scanned, failed = set(), 0
     while need:
         pattern = re.compile(r"\b(?:%s)\b" % "|".join(re.escape(n) for n in sorted(need)))
@@ -166,6 +178,7 @@ def scan_needed(facts_dir, entries, jobs):
                                            stderr=subprocess.DEVNULL).returncode, todo))
         failed += sum(1 for r in results if r != 0)
         scanned.update(todo)
-        defined, called = defined_and_called(facts_dir)
-        need = (need | called) - defined
+        # Only what the waiting sections reach: a function a newly read file defines leads on
+        # to its callees; the calls of functions no waiting section reaches do not count.
+        need = still_unknown(facts_dir, roots)
     return scanned, failed

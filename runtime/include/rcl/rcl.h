@@ -245,8 +245,9 @@ rcl__delegate_inline(pthread_mutex_t *rcl__lock, rcl_cs_fn rcl__fn, void *rcl__c
         rcl__here = 1;
     }
     if (rcl__here) {
+        int rcl__r; /* declared first: programs built with -Wdeclaration-after-statement */
         pthread_mutex_lock(rcl__lock);
-        int rcl__r = rcl__fn(rcl__ctx);
+        rcl__r = rcl__fn(rcl__ctx);
         pthread_mutex_unlock(rcl__lock);
         return rcl__r;
     }

@@ -78,6 +78,12 @@ def record_compile(facts_dir, source, product, report, scan=None):
     append(facts_dir, COMPILED, entry)
 
 
+def other_locks_text(others):
+    """The locks rcl-cc left alone, {kind: acquisitions}, as "3 rwlock, 2 spinlock" (its
+    summary line and rcl build's)."""
+    return ", ".join("%d %s" % (n, kind) for kind, n in sorted(others.items()))
+
+
 def stale_outputs(product):
     """The files to remove so that a build compiles a unit again: its product and, for
     libtool's `.libs/x.o`, the `x.lo` and `x.o` beside `.libs` that make tests."""

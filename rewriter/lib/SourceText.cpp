@@ -44,21 +44,40 @@ void SourceText::takeFollowingSemicolon(TextRange &R) const {
     if (Next.is(tok::semi)) R.End = SM.getFileOffset(Next.getLocation()) + 1;
 }
 
-std::optional<std::pair<unsigned, std::string>> SourceText::immovableDirective(TextRange R) const {
+std::vector<SourceText::RawToken> SourceText::rawTokens(TextRange R) const {
     // The raw lexer stops at a NUL, not at its end pointer: lex a terminated copy of R, whose
     // locations are then offsets from R.Begin.
     std::string Copy = text(R).str();
     Lexer Raw(SM.getLocForStartOfFile(File), LO, Copy.c_str(), Copy.c_str(),
               Copy.c_str() + Copy.size());
-    std::vector<std::pair<unsigned, std::string>> Open; // #if.. not yet closed inside R
+    std::vector<RawToken> Out;
     Token Tok;
-    for (Raw.LexFromRawLexer(Tok); Tok.isNot(tok::eof); Raw.LexFromRawLexer(Tok)) {
-        if (Tok.isNot(tok::hash) || !Tok.isAtStartOfLine()) continue;
-        unsigned At = R.Begin + SM.getFileOffset(Tok.getLocation());
-        Token Name;
-        Raw.LexFromRawLexer(Name);
-        if (Name.isNot(tok::raw_identifier)) continue;
-        std::string Directive = Name.getRawIdentifier().str();
+    for (Raw.LexFromRawLexer(Tok); Tok.isNot(tok::eof); Raw.LexFromRawLexer(Tok))
+        Out.push_back({Tok.getKind(), R.Begin + SM.getFileOffset(Tok.getLocation()),
+                       Tok.is(tok::raw_identifier) ? Tok.getRawIdentifier().str() : "",
+                       Tok.isAtStartOfLine()});
+    return Out;
+}
+
+std::vector<std::tuple<unsigned, std::string, std::string>>
+SourceText::directives(TextRange R) const {
+    std::vector<RawToken> Toks = rawTokens(R);
+    std::vector<std::tuple<unsigned, std::string, std::string>> Out;
+    for (size_t I = 0; I + 1 < Toks.size(); ++I) {
+        if (Toks[I].Kind != tok::hash || !Toks[I].LineStart ||
+            Toks[I + 1].Kind != tok::raw_identifier)
+            continue;
+        bool Argument = I + 2 < Toks.size() && Toks[I + 2].Kind == tok::raw_identifier &&
+                        !Toks[I + 2].LineStart;
+        Out.emplace_back(Toks[I].At, Toks[I + 1].Identifier,
+                         Argument ? Toks[I + 2].Identifier : "");
+    }
+    return Out;
+}
+
+std::optional<std::pair<unsigned, std::string>> SourceText::immovableDirective(TextRange R) const {
+    std::vector<std::pair<unsigned, std::string>> Open; // #if.. not yet closed inside R
+    for (const auto &[At, Directive, Argument] : directives(R)) {
         if (Directive == "if" || Directive == "ifdef" || Directive == "ifndef") {
             Open.push_back({At, "#" + Directive});
         } else if (Directive == "elif" || Directive == "else" || Directive == "elifdef" ||
@@ -77,31 +96,15 @@ std::optional<std::pair<unsigned, std::string>> SourceText::immovableDirective(T
 
 std::vector<std::pair<unsigned, std::string>> SourceText::macroDirectives(TextRange R) const {
     std::vector<std::pair<unsigned, std::string>> Out;
-    std::string Copy = text(R).str(); // terminated, as in immovableDirective
-    Lexer Raw(SM.getLocForStartOfFile(File), LO, Copy.c_str(), Copy.c_str(),
-              Copy.c_str() + Copy.size());
-    Token Tok;
-    for (Raw.LexFromRawLexer(Tok); Tok.isNot(tok::eof); Raw.LexFromRawLexer(Tok)) {
-        if (Tok.isNot(tok::hash) || !Tok.isAtStartOfLine()) continue;
-        unsigned At = R.Begin + SM.getFileOffset(Tok.getLocation());
-        Token Directive, Name;
-        Raw.LexFromRawLexer(Directive);
-        if (Directive.isNot(tok::raw_identifier) ||
-            (Directive.getRawIdentifier() != "define" && Directive.getRawIdentifier() != "undef"))
-            continue;
-        Raw.LexFromRawLexer(Name);
-        if (Name.is(tok::raw_identifier)) Out.push_back({At, Name.getRawIdentifier().str()});
-    }
+    for (const auto &[At, Directive, Argument] : directives(R))
+        if ((Directive == "define" || Directive == "undef") && !Argument.empty())
+            Out.push_back({At, Argument});
     return Out;
 }
 
 bool SourceText::hasIdentifier(TextRange R, StringRef Name) const {
-    std::string Copy = text(R).str();
-    Lexer Raw(SM.getLocForStartOfFile(File), LO, Copy.c_str(), Copy.c_str(),
-              Copy.c_str() + Copy.size());
-    Token Tok;
-    for (Raw.LexFromRawLexer(Tok); Tok.isNot(tok::eof); Raw.LexFromRawLexer(Tok))
-        if (Tok.is(tok::raw_identifier) && Tok.getRawIdentifier() == Name) return true;
+    for (const RawToken &T : rawTokens(R))
+        if (T.Kind == tok::raw_identifier && T.Identifier == Name) return true;
     return false;
 }
 

@@ -4,8 +4,10 @@
 
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/SourceManager.h"
+#include "clang/Basic/TokenKinds.h"
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace rcl {
@@ -78,6 +80,16 @@ class SourceText {
   private:
     /// Extends R over the `;` that follows it, when that `;` is in this file.
     void takeFollowingSemicolon(TextRange &R) const;
+    /// R's tokens from the raw lexer (no preprocessing; comments skipped).
+    struct RawToken {
+        clang::tok::TokenKind Kind;
+        unsigned At;            ///< offset in the file
+        std::string Identifier; ///< for a raw identifier
+        bool LineStart;
+    };
+    std::vector<RawToken> rawTokens(TextRange R) const;
+    /// R's directives: (offset of the `#`, its name, the identifier after it or "").
+    std::vector<std::tuple<unsigned, std::string, std::string>> directives(TextRange R) const;
 
     const clang::SourceManager &SM;
     const clang::LangOptions &LO;

@@ -5,6 +5,7 @@ can reach it)."""
 import struct
 
 PT_LOAD, PT_INTERP = 1, 3
+SHT_STRTAB = 3
 
 
 class Elf:
@@ -60,24 +61,28 @@ class Elf:
             out.append((p_type, off, vaddr, memsz))
         return out
 
-    def section_names(self):
-        """The names of the sections (bytes), in order."""
+    def sections(self):
+        """[(name (bytes), sh_type, sh_offset, sh_size)] of every section, in order."""
         if not self.shoff or self.shstrndx >= self.shnum:
             return []
         table = self._read(self.shoff, self.shentsize * self.shnum)
         fmt = self.end + ("IIQQQQ" if self.is64 else "IIIIII")
 
         def header(i):
-            name, _type, _flags, _addr, off, size = struct.unpack_from(fmt, table,
-                                                                       i * self.shentsize)
-            return name, off, size
-        _, stroff, strsize = header(self.shstrndx)
+            name, sh_type, _flags, _addr, off, size = struct.unpack_from(fmt, table,
+                                                                         i * self.shentsize)
+            return name, sh_type, off, size
+        _, _, stroff, strsize = header(self.shstrndx)
         names = self._read(stroff, strsize)
         out = []
         for i in range(self.shnum):
-            n = header(i)[0]
-            out.append(names[n:names.find(b"\0", n)])
+            n, sh_type, off, size = header(i)
+            out.append((names[n:names.find(b"\0", n)], sh_type, off, size))
         return out
+
+    def section_names(self):
+        """The names of the sections (bytes), in order."""
+        return [s[0] for s in self.sections()]
 
 
 def has_debug_info(path):
@@ -113,3 +118,27 @@ def has_interp(path):
         return any(p[0] == PT_INTERP for p in elf.program_headers())
     except (OSError, struct.error):
         return True
+
+
+def symbols_among(path, names):
+    """Which of `names` an object file (a compiler's output) may have a symbol of, defined or
+    used: those found NUL-terminated in its string tables. A superset: a name stored as the tail
+    of a longer one, or a section's name, is found too, and no symbol of the object is missed,
+    for every symbol's name ends in a string table. None when the file is not ELF or its code
+    is LTO IR (GCC's -flto objects keep their symbols in their IR sections), so its symbols
+    cannot be read here."""
+    elf = Elf.open(path)
+    if elf is None:
+        return None
+    try:
+        sections = elf.sections()
+        if any(n.startswith((b".gnu.lto_", b".llvm.lto", b".gnu.debuglto_")) for n, _, _, _ in
+               sections):
+            return None
+        tables = [elf._read(off, size) for _, sh_type, off, size in sections
+                  if sh_type == SHT_STRTAB]
+    except (OSError, struct.error):
+        return None
+    if not tables:
+        return None
+    return {n for n in names if any(n.encode() + b"\0" in t for t in tables)}

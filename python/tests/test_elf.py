@@ -81,6 +81,21 @@ class ElfTest(unittest.TestCase):
         self.assertTrue(elf.has_interp(script))  # a script: cannot judge, assume dynamic
         self.assertIsNone(elf.has_debug_info("/no/such/file"))
 
+    def test_symbols_among_string_tables(self):
+        # A name found NUL-terminated in a string table, a longer name's tail too (a superset:
+        # never a symbol missed); an LTO object or a file that is no ELF cannot be read.
+        for is64 in (True, False):
+            obj = self.write(fake_elf(is64, True, (b".text", b"pthread_mutex_lock",
+                                                   b"my_pthread_mutex_unlock")))
+            self.assertEqual(elf.symbols_among(obj, ["pthread_mutex_lock", "pthread_mutex_unlock",
+                                                     "pthread_mutex_trylock", "pthread_mutex"]),
+                             {"pthread_mutex_lock", "pthread_mutex_unlock"})
+            self.assertEqual(elf.symbols_among(obj, ["lk_take"]), set())
+        lto = self.write(fake_elf(True, True, (b".text", b".gnu.lto_.symtab.0")))
+        self.assertIsNone(elf.symbols_among(lto, ["pthread_mutex_lock"]))
+        self.assertIsNone(elf.symbols_among(self.write(b"BC\xc0\xde...."), ["x"]))
+        self.assertIsNone(elf.symbols_among("/no/such/file", ["x"]))
+
     def test_this_python(self):
         exe = os.path.realpath(sys.executable)
         self.assertTrue(elf.load_segments(exe))

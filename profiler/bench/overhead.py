@@ -13,7 +13,9 @@ number of CPUs and twice as many threads, without and with 200 turns of outside 
 the 2-CPU reference machine.
 
 Every round runs, for each shape, the program alone ("base"), under `rcl-prof --no-counters
--o /dev/null --` ("prof"), and with --compare-lib, under rcl-prof with that librcl-prof.so
+-o /dev/null --` ("prof"), under the floor ("floor": LD_PRELOAD of libinterpose-floor.so,
+bench/interpose_floor.c, which forwards the lock calls to libc and does nothing else, the
+least any preloaded profiler costs), and with --compare-lib, under rcl-prof with that librcl-prof.so
 instead ("other", e.g. the preload before a change), in an order that alternates from round to
 round so that neither side always runs first. Three times per run: the program's own loop
 time and the CPU time its threads spent in the loop (it prints both, bench_clock.h: start-up,
@@ -138,13 +140,16 @@ def main(argv):
     p.add_argument("--plot", metavar="FILE", help="draw the loop CPU-time ratios (matplotlib)")
     p.add_argument("--compare-lib", metavar="SO",
                    help="also run under rcl-prof with this librcl-prof.so (RCL_PROF_LIB)")
-    args = p.parse_args(argv)
+    # intermixed: `overhead.py BUILD --runs 11 SHAPE...`, as docs/profiler.md writes it
+    args = p.parse_intermixed_args(argv)
     shapes = args.shapes or [parse_shape(s) for s in default_shapes()]
     build = os.path.abspath(args.build)
     rcl_prof = os.path.join(build, "profiler", "rcl-prof")
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)
-    variants = [("base", None, env), ("prof", rcl_prof, env)]
+    floor = os.path.join(build, "profiler", "libinterpose-floor.so")
+    variants = [("base", None, env), ("floor", None, dict(env, LD_PRELOAD=floor)),
+                ("prof", rcl_prof, env)]
     if args.compare_lib:
         variants.append(("other", rcl_prof, dict(env, RCL_PROF_LIB=os.path.abspath(
             args.compare_lib))))

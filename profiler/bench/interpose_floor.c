@@ -28,6 +28,12 @@ __attribute__((constructor)) static void floor_init(void) {
     real_unlock = resolve("pthread_mutex_unlock");
 }
 
-int pthread_mutex_lock(pthread_mutex_t *m) { return real_lock(m); }
-int pthread_mutex_trylock(pthread_mutex_t *m) { return real_trylock(m); }
-int pthread_mutex_unlock(pthread_mutex_t *m) { return real_unlock(m); }
+int pthread_mutex_lock(pthread_mutex_t *m) {
+    return real_lock(m);
+}
+int pthread_mutex_trylock(pthread_mutex_t *m) {
+    return real_trylock(m);
+}
+int pthread_mutex_unlock(pthread_mutex_t *m) {
+    return real_unlock(m);
+}

@@ -3,7 +3,7 @@
 `rcl-prof`, interleaved, RUNS rounds, medians and ratios (docs/profiler.md, "Overhead").
 
     profiler/bench/overhead.py [--runs N] [--json FILE] [--plot FILE] [--compare-lib SO]
-                               BUILD_DIR [SHAPE ...]
+                               [--count-every N ...] BUILD_DIR [SHAPE ...]
 
 SHAPE is BENCH:THREADS:ITERS:LOCAL_LOOPS, BENCH one of the programs built beside librcl-prof.so
 (short_section: one mutex around one increment; lock_heavy: 4 mutexes around 2 cache lines),
@@ -15,7 +15,8 @@ the 2-CPU reference machine.
 Every round runs, for each shape, the program alone ("base"), under `rcl-prof --no-counters
 -o /dev/null --` ("prof"), under the floor ("floor": LD_PRELOAD of libinterpose-floor.so,
 bench/interpose_floor.c, which forwards the lock calls to libc and does nothing else, the
-least any preloaded profiler costs), and with --compare-lib, under rcl-prof with that librcl-prof.so
+least any preloaded profiler costs), with each --count-every N under `rcl-prof --count-every N`
+("every-N": sampled counts), and with --compare-lib, under rcl-prof with that librcl-prof.so
 instead ("other", e.g. the preload before a change), in an order that alternates from round to
 round so that neither side always runs first. Three times per run: the program's own loop
 time and the CPU time its threads spent in the loop (it prints both, bench_clock.h: start-up,
@@ -92,13 +93,13 @@ def summarise(shape, samples):
 
 
 def print_table(results):
-    print("%-31s %-5s %10s %7s %14s %10s %7s %9s %7s" % (
+    print("%-31s %-10s %10s %7s %14s %10s %7s %9s %7s" % (
         "bench:threads:iters:local", "run", "loop", "ratio", "round ratios", "loop CPU",
         "ratio", "command", "ratio"))
     for r in results:
         name = "%s:%d:%d:%d" % (r["bench"], r["threads"], r["iters"], r["local_loops"])
         for variant, v in r["results"].items():
-            print("%-31s %-5s %7.1f ms %6.3fx %6.3f..%-6.3f %7.1f ms %6.3fx %6.0f ms %6.3fx" % (
+            print("%-31s %-10s %7.1f ms %6.3fx %6.3f..%-6.3f %7.1f ms %6.3fx %6.0f ms %6.3fx" % (
                 name, variant, v["loop_ns_median"] / 1e6, v["loop_ratio"], v["loop_ratio_min"],
                 v["loop_ratio_max"], v["cpu_ns_median"] / 1e6, v["cpu_ratio"],
                 v["wall_ns_median"] / 1e6, v["wall_ratio"]))
@@ -138,6 +139,8 @@ def main(argv):
     p.add_argument("--runs", type=int, default=7, help="rounds (default 7)")
     p.add_argument("--json", metavar="FILE", help="write every run and the summary as JSON")
     p.add_argument("--plot", metavar="FILE", help="draw the loop CPU-time ratios (matplotlib)")
+    p.add_argument("--count-every", type=int, action="append", default=[], metavar="N",
+                   help="also run under rcl-prof --count-every N (repeatable)")
     p.add_argument("--compare-lib", metavar="SO",
                    help="also run under rcl-prof with this librcl-prof.so (RCL_PROF_LIB)")
     # intermixed: `overhead.py BUILD --runs 11 SHAPE...`, as docs/profiler.md writes it
@@ -150,6 +153,8 @@ def main(argv):
     floor = os.path.join(build, "profiler", "libinterpose-floor.so")
     variants = [("base", None, env), ("floor", None, dict(env, LD_PRELOAD=floor)),
                 ("prof", rcl_prof, env)]
+    for n in args.count_every:
+        variants.append(("every-%d" % n, rcl_prof, dict(env, RCL_PROF_COUNT_EVERY=str(n))))
     if args.compare_lib:
         variants.append(("other", rcl_prof, dict(env, RCL_PROF_LIB=os.path.abspath(
             args.compare_lib))))

@@ -124,6 +124,7 @@ void prof_dump(int reason, int sig) {
     h.nkinds = prof_nkinds;
     h.dump_reason = reason;
     h.counter_event = prof_counter_event;
+    h.count_every = (int32_t)prof_count_every;
     h.signal = sig;
     memcpy(h.kind_names, prof_kind_names, sizeof h.kind_names);
     ssize_t n = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);

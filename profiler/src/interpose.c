@@ -12,6 +12,20 @@
  * short); those are counted once the lock is held, and their hold once it is released. No
  * locked instruction and no write to shared memory on either path.
  *
+ * Sampled counts (RCL_PROF_COUNT_EVERY=N > 1, rcl-prof --count-every N): pthread_mutex_lock
+ * first passes on, unrecorded, as many calls as the thread's countdown says (t->skip, drawn at
+ * random with mean N at each recorded call, so that no period of the program aliases with it),
+ * at the cost of a decrement of thread-private memory; the call that finds it run out is
+ * recorded as above with the weight of the calls it stands for (the interval), and every count
+ * it makes (acquisitions, call site, contended, wait, holds) is multiplied by that weight: the
+ * sums are unbiased estimates, and each thread's total of acquisitions is exact up to its last
+ * recorded call. The countdown runs only while the thread is `fast` (prof_thread_recheck zeroes it
+ * otherwise): the calls of a thread in any other state are each recorded, with weight 1. Every
+ * recorded critical section is timed (the per-entry timing sample is for exact counts). A lock
+ * passed on is not on the held-locks stack: a recorded one that finds its mutex held by its own
+ * thread (glibc's owner word) is nested, not contended, and the release of a recursive mutex that
+ * leaves it held is not the recorded hold's end.
+ *
  * The thread remembers the locks it holds (struct held, a small stack) to time each critical
  * section; pthread_cond_wait splits the hold around the wait (the time blocked in the wait is
  * neither hold nor wait time).
@@ -159,6 +173,7 @@ static inline void fill_slot(struct thread_state *t, struct held *h, pthread_mut
     h->nested = nested;
     h->timed = !nested && n < PROF_HELD_MAX && should_time(t, e);
     h->plain = 0;
+    h->weight = 1;
 }
 
 /* The slot for an acquisition of m from pc (see above), or NULL: an acquisition not to count (a
@@ -189,11 +204,11 @@ static struct held *prepare(struct thread_state *t, pthread_mutex_t *m, uint64_t
 static __attribute__((noinline)) void acquired_no_entry(const struct held *h, int contended,
                                                         uint64_t wait_ticks) {
     struct lock_record *r = h->rec;
-    prof_add(&r->acquisitions, 1, 0);
-    prof_count_site(r, h->pc, h->site_kind, 1, 0);
+    prof_add(&r->acquisitions, h->weight, 0);
+    prof_count_site(r, h->pc, h->site_kind, h->weight, 0);
     if (contended) {
-        prof_add(&r->contended, 1, 0);
-        prof_add(&r->wait_ticks, wait_ticks, 0);
+        prof_add(&r->contended, h->weight, 0);
+        prof_add(&r->wait_ticks, wait_ticks * h->weight, 0);
         prof_raise_max(&r->wait_max_ticks, wait_ticks, 0);
     }
 }
@@ -212,10 +227,10 @@ static inline __attribute__((always_inline)) void acquired(struct thread_state *
                                                            int contended, uint64_t wait_ticks) {
     struct tc_entry *e = h->entry;
     if (PROF_LIKELY(e != NULL)) {
-        prof_add(&e->acquisitions, 1, 1);
+        prof_add(&e->acquisitions, h->weight, 1);
         if (PROF_UNLIKELY(contended)) {
-            prof_add(&e->contended, 1, 1);
-            prof_add(&e->wait_ticks, wait_ticks, 1);
+            prof_add(&e->contended, h->weight, 1);
+            prof_add(&e->wait_ticks, wait_ticks * h->weight, 1);
             prof_raise_max(&e->wait_max_ticks, wait_ticks, 1);
         }
     } else {
@@ -253,7 +268,7 @@ static void account_hold(const struct held *h, uint64_t now, uint64_t misses_now
     struct lock_record *r =
         e ? &prof_records[atomic_load_explicit(&e->rec, memory_order_relaxed)] : h->rec;
     int excl = e != NULL;
-    if (ends) prof_add(e ? &e->holds : &r->holds, 1, excl);
+    if (ends) prof_add(e ? &e->holds : &r->holds, h->weight, excl);
     if (!h->timed) return;
     uint64_t hold = now - h->acquired_ticks;
     prof_add(e ? &e->hold_ticks : &r->hold_ticks, hold, excl);
@@ -263,7 +278,7 @@ static void account_hold(const struct held *h, uint64_t now, uint64_t misses_now
         if (e &&
             PROF_UNLIKELY(atomic_load_explicit(&e->holds_timed, memory_order_relaxed) ==
                           SAMPLE_AFTER) &&
-            prof_sample_period > 1 &&
+            prof_sample_period > 1 && prof_count_every == 1 &&
             atomic_load_explicit(&e->hold_ticks, memory_order_relaxed) <
                 (uint64_t)SAMPLE_AFTER * SHORT_CS_TICKS &&
             atomic_load_explicit(&e->holds, memory_order_relaxed) == SAMPLE_AFTER) {
@@ -304,6 +319,8 @@ static inline int is_acquired(int rc) {
 #define LOOKS_TAKEN(m) (__atomic_load_n(&(m)->__data.__lock, __ATOMIC_RELAXED) != 0)
 /* ... and is a normal mutex (PTHREAD_MUTEX_NORMAL/DEFAULT: kind 0, no robust, PI, PP, shared or
  * elision flag), whose pthread_mutex_lock always returns 0. */
+/* glibc's PTHREAD_MUTEX_KIND_MASK_NP (internal): the type bits of __kind. */
+#define GLIBC_MUTEX_KIND_MASK 3
 #define LOOKS_PLAIN_AND_FREE(m)                                                                    \
     (!LOOKS_TAKEN(m) && __atomic_load_n(&(m)->__data.__kind, __ATOMIC_RELAXED) == 0)
 #endif
@@ -312,8 +329,14 @@ static inline int is_acquired(int rc) {
  * of one that looked taken (or, without LOOKS_TAKEN, whose trylock failed) is timed. */
 static int lock_slow(struct thread_state *t, struct held *h, pthread_mutex_t *m) {
 #ifdef LOOKS_TAKEN
+    int taken = LOOKS_TAKEN(m);
+    /* With sampled counts the outer acquisition of a mutex this thread holds may have been
+     * passed on unrecorded: glibc's owner word says it is this thread's. */
+    if (PROF_UNLIKELY(taken && !h->nested && prof_count_every > 1) &&
+        __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED) == (int)syscall(SYS_gettid))
+        h->nested = 1;
     /* taken by this very thread: a recursive mutex locked again, not contention */
-    int contended = LOOKS_TAKEN(m) && !h->nested;
+    int contended = taken && !h->nested;
     uint64_t start = contended ? prof_ticks() : 0;
     int rc = prof_real.mutex_lock(m);
 #else
@@ -331,14 +354,23 @@ static __attribute__((noinline)) int lock_general(pthread_mutex_t *m, uint64_t p
     struct thread_state *t = &prof_thread;
     struct held *h = prepare(t, m, pc, SITE_LOCK);
     if (!h) return prof_real.mutex_lock(m);
+    if (PROF_UNLIKELY(prof_count_every > 1) && t->fast) { /* sampled counts: see the top */
+        h->weight = t->interval ? t->interval : 1; /* the countdown ran out: this call and those */
+        t->interval = draw_interval(t, prof_count_every); /* passed on since it was drawn */
+        t->skip = t->interval - 1;
+    }
     return lock_slow(t, h, m);
 }
 
 /* The plain case (see fill_slot) inline, the rest in lock_general. Every call is a tail call: the
  * common case saves no register and builds no frame. */
 int pthread_mutex_lock(pthread_mutex_t *m) {
-    uint64_t pc = (uint64_t)__builtin_return_address(0);
     struct thread_state *t = &prof_thread;
+    if (t->skip) { /* sampled counts: passed on, in the next recorded call's weight */
+        t->skip--;
+        return prof_real.mutex_lock(m);
+    }
+    uint64_t pc = (uint64_t)__builtin_return_address(0);
 #ifdef LOOKS_TAKEN
     if (PROF_LIKELY(t->fast)) { /* implies prof_ready: only the general path attaches a cache */
         int n = t->nheld;
@@ -353,6 +385,7 @@ int pthread_mutex_lock(pthread_mutex_t *m) {
             h->nested = 0;
             h->timed = 0;
             h->plain = 1;
+            h->weight = 1;
             prof_add(&e->acquisitions, 1, 1);
             t->nheld = n + 1;
             return prof_real.mutex_lock(m); /* cannot fail: a normal mutex */
@@ -399,9 +432,20 @@ int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime) 
 static __attribute__((noinline)) int unlock_slow(struct thread_state *t, pthread_mutex_t *m) {
     int n = t->nheld;
     struct held *h = &t->held[n - 1], moved;
-    if (h->mutex != m) { /* not the innermost lock: take it out of the middle */
+    if (h->mutex != m) {
         h = find_held(m);
         if (!h) return prof_real.mutex_unlock(m);
+    }
+#ifdef LOOKS_TAKEN
+    /* Sampled counts: the release of a recursive mutex that stays held (an inner acquisition
+     * passed on unrecorded) is not the end of the recorded hold. */
+    if (PROF_UNLIKELY(prof_count_every > 1) && !h->nested &&
+        (__atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED) & GLIBC_MUTEX_KIND_MASK) ==
+            PTHREAD_MUTEX_RECURSIVE_NP &&
+        m->__data.__count > 1)
+        return prof_real.mutex_unlock(m);
+#endif
+    if (h != &t->held[n - 1]) { /* not the innermost lock: take it out of the middle */
         moved = *h;
         for (struct held *end = &t->held[n - 1]; h < end; h++)
             h[0] = h[1];
@@ -415,12 +459,19 @@ static __attribute__((noinline)) int unlock_slow(struct thread_state *t, pthread
     return rc;
 }
 
+/* An unlock before start-up has resolved prof_real (a first call before the constructor). */
+static __attribute__((noinline)) int unlock_before_init(pthread_mutex_t *m) {
+    ready();
+    return prof_real.mutex_unlock(m);
+}
+
 int pthread_mutex_unlock(pthread_mutex_t *m) {
     struct thread_state *t = &prof_thread;
     int n = t->nheld; /* nonzero implies prof_ready: something was counted */
-    if (PROF_UNLIKELY(n == 0)) {
-        ready(); /* resolves prof_real on a first call before the constructor */
-        return prof_real.mutex_unlock(m);
+    if (n == 0) {     /* no lock recorded held (with sampled counts, the common case) */
+        int (*real)(pthread_mutex_t *) = prof_real.mutex_unlock;
+        if (PROF_LIKELY(real != NULL)) return real(m);
+        return unlock_before_init(m);
     }
     struct held *h = &t->held[n - 1];
     if (PROF_UNLIKELY(h->mutex != m || !h->plain)) return unlock_slow(t, m);

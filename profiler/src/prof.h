@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define RCL_PROF_RAW_MAGIC   "RCLPROF\0"
-#define RCL_PROF_RAW_VERSION 4u
+#define RCL_PROF_RAW_VERSION 5u
 
 #define PROF_SITES    6  /* call sites remembered per lock; the rest are counted as "other" */
 #define PROF_KINDS    4  /* core kinds whose hold time is kept apart */
@@ -68,7 +68,10 @@ struct lock_site {
  * SHORT_CS_TICKS, sparser for shorter ones (sample_interval in interpose.c), and the total is
  * extrapolated when the entry is flushed: hold_ticks += timed ticks * holds / holds_timed.
  * Reading the TSC costs 10-20 ns, twice per timed section, as much as an uncontended lock and
- * unlock. The counts (acquisitions, contended, holds, sites) are always exact.
+ * unlock. The counts (acquisitions, contended, holds, sites) are exact, unless
+ * RCL_PROF_COUNT_EVERY=N > 1 (rcl-prof --count-every N): then a thread records one lock call
+ * in N on average (random intervals, interpose.c) with the weight of the calls it stands for,
+ * and the counts and totals are estimates.
  */
 struct lock_record {
     _Alignas(64) _Atomic uint64_t acquisitions; /* lock, trylock, timedlock, delegate */
@@ -117,8 +120,8 @@ struct raw_header {
     int32_t signal;                  /* the fatal signal, for DUMP_SIGNAL */
     int32_t exe_len;                 /* bytes of the executable's path that follow */
     int32_t counter_event;           /* enum counter_event: what `misses` counts */
-    int32_t pad;
-    uint64_t maps_len; /* bytes of /proc/self/maps that follow the path */
+    int32_t count_every;             /* RCL_PROF_COUNT_EVERY: 1 exact counts, N > 1 sampled */
+    uint64_t maps_len;               /* bytes of /proc/self/maps that follow the path */
     char kind_names[PROF_KINDS][16];
 };
 
@@ -262,17 +265,22 @@ struct held {
     uint64_t pc;
     uint64_t acquired_ticks;
     uint64_t misses_at_acquire;
-    int kind;      /* core kind the timed hold started on */
-    int site_kind; /* enum site_kind of pc */
-    int nested;    /* a recursive mutex taken again: only the outermost hold counts */
-    int timed;     /* acquired_ticks is valid: this CS's hold is measured */
-    int plain;     /* counted before the lock call and released by unlock's fast path */
+    int kind;        /* core kind the timed hold started on */
+    int site_kind;   /* enum site_kind of pc */
+    int nested;      /* a recursive mutex taken again: only the outermost hold counts */
+    int timed;       /* acquired_ticks is valid: this CS's hold is measured */
+    int plain;       /* counted before the lock call and released by unlock's fast path */
+    uint32_t weight; /* the acquisitions it stands for: 1, or with sampled counts its interval */
 };
 
 struct thread_state {
     struct held held[PROF_HELD_MAX + 1]; /* the last: spare, for one beyond PROF_HELD_MAX */
     int nheld;
     int fast; /* has a cache, classified, not a server, no rcl_delegate in flight: see recheck */
+    /* Sampled counts (prof_count_every > 1) only, else both 0: pthread_mutex_lock calls still to
+     * pass on unrecorded (only while `fast`), and the interval they are part of (the weight of
+     * the call that ends it). */
+    uint32_t skip, interval;
     int perf_fd1;      /* counter fd + 1; 0: not opened yet; -1: none */
     struct tcache *tc; /* this thread's cache; NULL: none yet (or none to be had) */
     int tc_refused;    /* no cache for this thread: pool full, or the thread is exiting */
@@ -295,6 +303,7 @@ extern PROF_HIDDEN __thread struct thread_state prof_thread
  * classified, is_server, deleg_lock. */
 static inline void prof_thread_recheck(struct thread_state *t) {
     t->fast = t->tc && t->classified && !t->is_server && !t->deleg_lock;
+    if (!t->fast) t->skip = 0; /* pass on calls only in that state: see interpose.c */
 }
 extern PROF_HIDDEN _Atomic uint64_t prof_holds_untracked;
 
@@ -316,6 +325,7 @@ extern PROF_HIDDEN int prof_counter_event;
 extern PROF_HIDDEN int prof_hw_errno;
 PROF_HIDDEN uint64_t prof_read_misses(void);    /* this thread's cache misses so far */
 extern PROF_HIDDEN uint32_t prof_sample_period; /* RCL_PROF_SAMPLE */
+extern PROF_HIDDEN uint32_t prof_count_every;   /* RCL_PROF_COUNT_EVERY (1: exact counts) */
 
 #include <sched.h>
 static inline int prof_current_kind(void) {

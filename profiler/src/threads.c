@@ -37,6 +37,7 @@ PROF_HIDDEN _Atomic int prof_hw_state = -1;
 PROF_HIDDEN int prof_hw_errno;
 
 PROF_HIDDEN uint32_t prof_sample_period = 16;
+PROF_HIDDEN uint32_t prof_count_every = 1;
 PROF_HIDDEN int prof_nkinds = 1;
 PROF_HIDDEN unsigned char prof_cpu_kind[1024];
 PROF_HIDDEN char prof_kind_names[PROF_KINDS][16];
@@ -223,6 +224,11 @@ void prof_threads_init(void) {
     if (sample && *sample) {
         long v = strtol(sample, NULL, 10);
         if (v >= 1 && v <= 1 << 20) prof_sample_period = (uint32_t)v;
+    }
+    const char *every = getenv("RCL_PROF_COUNT_EVERY"); /* N > 1: record one lock call in N */
+    if (every && *every) {
+        long v = strtol(every, NULL, 10);
+        if (v >= 1 && v <= 1 << 20) prof_count_every = (uint32_t)v;
     }
     pthread_key_create(&exit_key, thread_exited);
     int k = kinds_from_env();

@@ -9,7 +9,7 @@ drift apart unnoticed: change both together and bump RAW_VERSION.
 import struct
 
 MAGIC = b"RCLPROF\0"
-RAW_VERSION = 4
+RAW_VERSION = 5
 SITES = 6  # PROF_SITES
 KINDS = 4  # PROF_KINDS
 SITE_KINDS = ("lock", "trylock", "timedlock", "delegate")  # enum site_kind
@@ -24,7 +24,7 @@ HEADER_FIELDS = (
     ("threads_started", "Q"), ("nrecords", "Q"), ("locks_untracked", "Q"),
     ("holds_untracked", "Q"), ("hw_counters", "i"), ("hw_errno", "i"), ("nkinds", "i"),
     ("dump_reason", "i"), ("signal", "i"), ("exe_len", "i"), ("counter_event", "i"),
-    ("pad", "i"), ("maps_len", "Q"), ("kind_names", "%ds" % (16 * KINDS)))
+    ("count_every", "i"), ("maps_len", "Q"), ("kind_names", "%ds" % (16 * KINDS)))
 HEADER = struct.Struct("<" + "".join(f for _, f in HEADER_FIELDS))
 
 # struct lock_record, field by field (sites[i] and hold_ticks_by_kind[i] flattened); the
@@ -88,7 +88,7 @@ def parse(path):
         "holds_untracked": h["holds_untracked"], "hw_counters": bool(h["hw_counters"]),
         "hw_errno": h["hw_errno"], "kind_names": names[:max(h["nkinds"], 1)],
         "dump_reason": h["dump_reason"], "signal": h["signal"],
-        "counter_event": h["counter_event"],
+        "counter_event": h["counter_event"], "count_every": max(h["count_every"], 1),
     }
 
 

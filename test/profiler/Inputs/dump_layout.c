@@ -45,7 +45,7 @@ int main(void) {
     HEADER(signal);
     HEADER(exe_len);
     HEADER(counter_event);
-    HEADER(pad);
+    HEADER(count_every);
     HEADER(maps_len);
     HEADER(kind_names);
     RECORD(acquisitions);

@@ -119,9 +119,10 @@ def latest_by_source(entries):
     return list(last.values())
 
 
-def read_calls(facts_dir):
-    """The functions the facts files define, each with the functions of other units it calls."""
-    calls = {}
+def read_facts(facts_dir):
+    """The functions the facts files define: ({name: the functions of other units it calls},
+    {name: what makes it unfit for a server, for those it has one})."""
+    calls, hazards = {}, {}
     for path in glob.glob(os.path.join(facts_dir, "*.facts")):
         try:
             with open(path, errors="replace") as f:
@@ -130,22 +131,38 @@ def read_calls(facts_dir):
                     if len(fields) == 3:
                         calls.setdefault(fields[0], set()).update(
                             c for c in fields[2].split(",") if c)
+                        if fields[1]:
+                            hazards[fields[0]] = fields[1]
         except OSError:
             pass
-    return calls
+    return calls, hazards
 
 
 def still_unknown(facts_dir, roots):
-    """The functions without facts reached from roots through the recorded facts (a root
-    without facts included)."""
-    calls = read_calls(facts_dir)
-    seen, work = set(roots), list(roots)
-    while work:
-        for callee in calls.get(work.pop(), ()):
-            if callee not in seen:
-                seen.add(callee)
-                work.append(callee)
-    return {n for n in seen if n not in calls}
+    """The functions without facts that a root reaches through the recorded facts (a root
+    without facts included), for the roots not decided yet: a root that reaches a function with
+    a hazard is decided, for a section that calls it is refused whatever else it reaches (the
+    rewriter gives a definite reason precedence over waiting), so what lies further from it
+    need not be read."""
+    calls, hazards = read_facts(facts_dir)
+    need = set()
+    for root in roots:
+        seen, work, frontier, decided = {root}, [root], set(), False
+        while work:
+            name = work.pop()
+            if name not in calls:
+                frontier.add(name)
+                continue
+            if name in hazards:
+                decided = True
+                break
+            for callee in calls[name]:
+                if callee not in seen:
+                    seen.add(callee)
+                    work.append(callee)
+        if not decided:
+            need |= frontier
+    return need
 
 
 def _mentions(path, pattern):
@@ -185,6 +202,7 @@ def scan_needed(facts_dir, entries, jobs):
         failed += sum(1 for r in results if r != 0)
         scanned.update(todo)
         # Only what the waiting sections reach: a function a newly read file defines leads on
-        # to its callees; the calls of functions no waiting section reaches do not count.
+        # to its callees; the calls of functions no waiting section reaches do not count, nor
+        # those beyond a function that decides its callers' refusal (still_unknown).
         need = still_unknown(facts_dir, roots)
     return scanned, failed

@@ -15,11 +15,7 @@ waiting section needs them (scan_needed).
 `rcl build` runs the build command once with the directory set, removes the products of the
 units with waiting sections, and runs it again (docs/rewriter.md, "Functions of other files").
 """
-import glob
-import json
-import os
-import re
-import subprocess
+import os  # the rest where used: rcl-cc imports this module for every compile
 
 COMPILED = "compiled.jsonl"
 
@@ -27,6 +23,7 @@ COMPILED = "compiled.jsonl"
 def append(facts_dir, log, entry):
     """Appends one JSON line to a log of facts_dir, atomically with respect to other writers."""
     os.makedirs(facts_dir, exist_ok=True)
+    import json
     line = (json.dumps(entry, sort_keys=True) + "\n").encode()
     fd = os.open(os.path.join(facts_dir, log), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     try:
@@ -37,6 +34,7 @@ def append(facts_dir, log, entry):
 
 def read(facts_dir, log):
     """The entries of a log, oldest first ([] when there is none); a torn line is skipped."""
+    import json
     out = []
     try:
         with open(os.path.join(facts_dir, log)) as f:
@@ -122,6 +120,7 @@ def latest_by_source(entries):
 def read_facts(facts_dir):
     """The functions the facts files define: ({name: the functions of other units it calls},
     {name: what makes it unfit for a server, for those it has one})."""
+    import glob
     calls, hazards = {}, {}
     for path in glob.glob(os.path.join(facts_dir, "*.facts")):
         try:
@@ -180,6 +179,8 @@ def scan_needed(facts_dir, entries, jobs):
     not spell (made by a macro) is not found: its callers stay refused as waiting for facts,
     the safe side. Returns (units scanned, scans that failed)."""
     import concurrent.futures  # here: rcl-cc imports this module for every compile
+    import re
+    import subprocess
     skipped = {}
     for e in entries:
         if e.get("scan"):

@@ -6,7 +6,6 @@ rcl-cc converts C files and links librcl into every link; rcl-c++ converts nothi
 librcl to a link whose objects call into it (the C objects rcl-cc converted): both link it
 the same way, here."""
 import os
-import subprocess
 
 from . import paths
 
@@ -105,6 +104,7 @@ def rcl_reference(files, nm=None):
     bitcode (sources, linker scripts) and files nm cannot read are skipped; a shared library
     is read like an object (a converted one that rcl-cc linked names librcl.so itself, and
     adding it again is harmless)."""
+    import subprocess
     used, defined = [], set()
     for f in files:
         try:

@@ -79,7 +79,7 @@ for v in $(env | sed -n 's/^\(RCL_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
 LIBRCL=$(grep '/librcl\.so$' "$WORK/files.txt")
 loads_librcl() { # loads_librcl PROGRAM: it loads the package's librcl.so
     local lib
-    lib=$(ldd "$1" | sed -n 's/.*librcl\.so => \([^ ]*\).*/\1/p')
+    lib=$(ldd "$1" | sed -n 's/.*librcl\.so[.0-9]* => \([^ ]*\).*/\1/p')
     [ -n "$lib" ] && [ "$(readlink -f "$lib")" = "$(readlink -f "$LIBRCL")" ]
 }
 

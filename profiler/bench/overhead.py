@@ -27,8 +27,8 @@ largest loop-time ratio of one round's runs. Hardware counters are off: most VMs
 have none, and where they exist they cost two read(2) calls per timed critical section.
 
 Prints a table; --json writes every run's numbers, the medians and ratios, the machine and
-its load average; --plot draws the loop CPU-time ratios with their per-round spread (needs
-matplotlib).
+its load average; --plot draws the loop CPU-time ratios with the quartiles of the per-round
+ratios (needs matplotlib).
 """
 import argparse
 import json
@@ -71,6 +71,16 @@ def run_once(argv, env):
     return int(last[0]), int(last[1]), wall
 
 
+def quartiles(xs):
+    """The first and third quartiles of xs (statistics' default, exclusive method; both the
+    one value for a single round)."""
+    if len(xs) < 2:
+        return xs[0], xs[0]
+    import statistics
+    q = statistics.quantiles(xs, n=4)
+    return q[0], q[2]
+
+
 def summarise(shape, samples):
     base = {k: spread(v)["median"] for k, v in samples["base"].items()}
     out = dict(shape)
@@ -87,6 +97,7 @@ def summarise(shape, samples):
             "wall_ratio": wall["median"] / base["wall_ns"],
             "loop_ratio_min": min(paired), "loop_ratio_max": max(paired),
             "cpu_ratio_min": min(paired_cpu), "cpu_ratio_max": max(paired_cpu),
+            "cpu_ratio_q1": quartiles(paired_cpu)[0], "cpu_ratio_q3": quartiles(paired_cpu)[1],
             "ns_per_acquisition": loop["median"] / (shape["iters"] * shape["threads"]),
         }
     return out
@@ -118,13 +129,13 @@ def plot(results, path):
     for i, variant in enumerate(variants):
         xs = [k + (i - (len(variants) - 1) / 2) * width for k in range(len(results))]
         med = [r["results"][variant]["cpu_ratio"] for r in results]
-        lo = [max(0, m - r["results"][variant]["cpu_ratio_min"]) for m, r in zip(med, results)]
-        hi = [max(0, r["results"][variant]["cpu_ratio_max"] - m) for m, r in zip(med, results)]
+        lo = [max(0, m - r["results"][variant]["cpu_ratio_q1"]) for m, r in zip(med, results)]
+        hi = [max(0, r["results"][variant]["cpu_ratio_q3"] - m) for m, r in zip(med, results)]
         ax.bar(xs, med, width, yerr=[lo, hi], capsize=3, label=variant)
     ax.axhline(1.05, color="grey", linestyle="--", linewidth=1, label="1.05x")
     ax.set_xticks(range(len(results)))
     ax.set_xticklabels(labels, fontsize=7)
-    ax.set_ylabel("loop CPU time / base (median)")
+    ax.set_ylabel("loop CPU time / base\n(median, quartiles of the rounds)")
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path)

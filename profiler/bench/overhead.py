@@ -90,6 +90,7 @@ def summarise(shape, samples):
         loop, cpu, wall = spread(s["loop_ns"]), spread(s["cpu_ns"]), spread(s["wall_ns"])
         paired = [p / b for p, b in zip(s["loop_ns"], samples["base"]["loop_ns"])]
         paired_cpu = [p / b for p, b in zip(s["cpu_ns"], samples["base"]["cpu_ns"])]
+        q1, q3 = quartiles(paired_cpu)
         out["results"][variant] = {
             "loop_ns_median": loop["median"], "cpu_ns_median": cpu["median"],
             "wall_ns_median": wall["median"], "loop_ratio": loop["median"] / base["loop_ns"],
@@ -97,7 +98,7 @@ def summarise(shape, samples):
             "wall_ratio": wall["median"] / base["wall_ns"],
             "loop_ratio_min": min(paired), "loop_ratio_max": max(paired),
             "cpu_ratio_min": min(paired_cpu), "cpu_ratio_max": max(paired_cpu),
-            "cpu_ratio_q1": quartiles(paired_cpu)[0], "cpu_ratio_q3": quartiles(paired_cpu)[1],
+            "cpu_ratio_q1": q1, "cpu_ratio_q3": q3,
             "ns_per_acquisition": loop["median"] / (shape["iters"] * shape["threads"]),
         }
     return out

@@ -459,19 +459,12 @@ static __attribute__((noinline)) int unlock_slow(struct thread_state *t, pthread
     return rc;
 }
 
-/* An unlock before start-up has resolved prof_real (a first call before the constructor). */
-static __attribute__((noinline)) int unlock_before_init(pthread_mutex_t *m) {
-    ready();
-    return prof_real.mutex_unlock(m);
-}
-
 int pthread_mutex_unlock(pthread_mutex_t *m) {
     struct thread_state *t = &prof_thread;
     int n = t->nheld; /* nonzero implies prof_ready: something was counted */
     if (n == 0) {     /* no lock recorded held (with sampled counts, the common case) */
-        int (*real)(pthread_mutex_t *) = prof_real.mutex_unlock;
-        if (PROF_LIKELY(real != NULL)) return real(m);
-        return unlock_before_init(m);
+        ready();      /* resolves prof_real on a first call before the constructor */
+        return prof_real.mutex_unlock(m);
     }
     struct held *h = &t->held[n - 1];
     if (PROF_UNLIKELY(h->mutex != m || !h->plain)) return unlock_slow(t, m);

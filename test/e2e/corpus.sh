@@ -145,6 +145,11 @@ if [ $DRY = 0 ]; then
     [ "$(id -u)" -eq 0 ] || { echo "corpus: apt-get source/build-dep need root" >&2; exit 2; }
     renice -n 19 -p $$ >/dev/null 2>&1 || true
     mkdir -p "$WORK/pkgs" "$WORK/results"
+    # The versions come from apt-cache showsrc, which knows nothing before deb-src is enabled
+    # (a fresh machine: every package was "no source package" and the quick slice failed).
+    # shellcheck disable=SC1091
+    . "$E2E/debian-source.sh"
+    rcl_debian_src_enable
 fi
 
 # The configure/build commands when the package's file gives none, from its source tree.
@@ -216,8 +221,6 @@ run_package() (
     fact version "$VERSION"
     if [ ! -d "$D/src/$SUBDIR" ]; then
         say "fetching $SOURCE $VERSION (apt-get source)"
-        # shellcheck disable=SC1091
-        . "$E2E/debian-source.sh"
         if ! rcl_debian_source "$D/src" "$SOURCE" "$VERSION" "$SUBDIR"; then
             say "apt-get source $SOURCE failed"
             fact fault "apt-get source failed"

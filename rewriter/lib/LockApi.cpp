@@ -1,5 +1,6 @@
 //===- LockApi.cpp - which calls lock, unlock or wait on a mutex ------------===//
 #include "LockApi.h"
+#include "ResultCheck.h"
 #include "StmtWalk.h"
 
 #include "clang/AST/ASTContext.h"
@@ -47,31 +48,14 @@ bool isMutexPointer(QualType T) {
     return false;
 }
 
-const Expr *failureTest(const Stmt *S) {
-    const auto *If = dyn_cast_or_null<IfStmt>(S);
-    if (!If || If->getElse() || If->getInit() || If->getConditionVariable()) return nullptr;
-    // The branch is dropped: a label in it (a goto's target, a case) would go with it.
-    bool Labels = false;
-    walk(If->getThen(), [&](const Stmt *N) { Labels |= isa<LabelStmt, SwitchCase>(N); });
-    if (Labels) return nullptr;
-    const Expr *Cond = If->getCond()->IgnoreParenImpCasts();
-    if (const auto *Ne = dyn_cast<BinaryOperator>(Cond); Ne && Ne->getOpcode() == BO_NE) {
-        const Expr *L = Ne->getLHS()->IgnoreParenImpCasts(),
-                   *R = Ne->getRHS()->IgnoreParenImpCasts();
-        const auto *Zero = dyn_cast<IntegerLiteral>(isa<IntegerLiteral>(L) ? L : R);
-        if (!Zero || Zero->getValue() != 0) return nullptr;
-        Cond = isa<IntegerLiteral>(L) ? R : L;
-    }
-    return Cond;
-}
-
 namespace {
 
 const CallExpr *assertedOperation(const Expr *E);
 
 /// The pthread call `Expected` that statement S of a wrapper's body performs: `op(E);`,
-/// `(void)op(E);`, `return op(E);`, `if (op(E)) fail;` or `if (op(E) != 0) fail;` (no else,
-/// no label in the branch: it runs only when the call failed), `assert(op(E) == 0);`
+/// `(void)op(E);`, `return op(E);`, `if (op(E)) fail;` in any spelling of a test that fails
+/// when the call succeeds (ResultCheck: `!= 0`, `< 0`, `!!`; no else, no label in the branch:
+/// it runs only when the call failed), `assert(op(E) == 0);`
 /// (assertedOperation), or `T r = op(E);` with r a local integer (then Stored is r).
 const CallExpr *operationStatement(const Stmt *S, StringRef Expected, const VarDecl *&Stored) {
     Stored = nullptr;
@@ -79,7 +63,9 @@ const CallExpr *operationStatement(const Stmt *S, StringRef Expected, const VarD
     if (const auto *Return = dyn_cast_or_null<ReturnStmt>(S))
         E = Return->getRetValue();
     else if (isa_and_nonnull<IfStmt>(S)) {
-        if (!(E = failureTest(S))) return nullptr;
+        ResultSource Src;
+        if (!falseOnSuccess(conditionWithoutElse(S), Src) || !Src.Call) return nullptr;
+        E = Src.Call;
     } else if (const auto *Decl = dyn_cast_or_null<DeclStmt>(S)) {
         const auto *Var = Decl->isSingleDecl() ? dyn_cast<VarDecl>(Decl->getSingleDecl()) : nullptr;
         if (!Var || !Var->hasLocalStorage() || Var->isStaticLocal() || !Var->getInit() ||
@@ -103,19 +89,12 @@ const CallExpr *operationStatement(const Stmt *S, StringRef Expected, const VarD
 }
 
 /// Whether S, a statement after `T r = op(E);` in a wrapper's body, only checks r: it reads no
-/// other local, assigns nothing, and calls only side-effect-free builtins (`__builtin_expect`)
-/// and, under a condition that reads r, functions that do not return (`assert(r == 0);`,
-/// `if (r) abort();`, `(void)r;`). A delegated operation does not fail, so with r == 0 such a
-/// statement does nothing.
-bool onlyChecks(const Stmt *S, const VarDecl *Stored, const ASTContext &Ctx, bool Guarded = false) {
+/// other local, assigns nothing, and calls only side-effect-free builtins (`__builtin_expect`);
+/// what runs only when r says the operation failed (ResultCheck: `if (r) abort();`, `assert(r
+/// == 0);`, `if (r < 0) { log(...); exit(1); }`) must end the program. A delegated operation
+/// does not fail, so with r == 0 such a statement does nothing.
+bool onlyChecks(const Stmt *S, const VarDecl *Stored, const ASTContext &Ctx) {
     if (!S) return true;
-    auto Reads = [&](const Stmt *Cond) {
-        bool Found = false;
-        walk(Cond, [&](const Stmt *N) {
-            if (const auto *Ref = dyn_cast<DeclRefExpr>(N)) Found |= Ref->getDecl() == Stored;
-        });
-        return Found;
-    };
     if (isa<DeclStmt, ReturnStmt, GotoStmt, IndirectGotoStmt, LabelStmt, SwitchCase, ForStmt,
             WhileStmt, DoStmt, SwitchStmt, BreakStmt, ContinueStmt, AsmStmt>(S))
         return false;
@@ -128,21 +107,31 @@ bool onlyChecks(const Stmt *S, const VarDecl *Stored, const ASTContext &Ctx, boo
     if (const auto *Call = dyn_cast<CallExpr>(S)) {
         const FunctionDecl *Callee = Call->getDirectCallee();
         unsigned Builtin = Callee ? Callee->getBuiltinID() : 0;
-        bool Pure = Builtin && Ctx.BuiltinInfo.isConst(Builtin);
-        if (!Callee || !(Pure || (Guarded && Callee->isNoReturn()))) return false;
+        if (!Callee || !(Builtin && Ctx.BuiltinInfo.isConst(Builtin))) return false;
     }
-    // Below a test of r, what runs only when the operation failed.
+    // Not evaluated: the `sizeof` that glibc's assert writes for the compiler's warnings.
+    if (isa<UnaryExprOrTypeTraitExpr>(S)) return true;
+    // A branch on r: the side that runs only on failure must end the program (or only check),
+    // the other only check.
+    auto onFailure = [&](const Stmt *Side) {
+        return !Side || neverCompletes(Side) || onlyChecks(Side, Stored, Ctx);
+    };
+    auto branches = [&](const Expr *Cond, const Stmt *Then, const Stmt *Else) {
+        ResultSource OnThen{{}, Stored}, OnElse{{}, Stored};
+        if (Stored && falseOnSuccess(Cond, OnThen) && !OnThen.Call)
+            return onFailure(Then) && onlyChecks(Else, Stored, Ctx);
+        if (Stored && trueOnSuccess(Cond, OnElse) && !OnElse.Call)
+            return onlyChecks(Then, Stored, Ctx) && onFailure(Else);
+        return onlyChecks(Cond, Stored, Ctx) && onlyChecks(Then, Stored, Ctx) &&
+               onlyChecks(Else, Stored, Ctx);
+    };
     if (const auto *If = dyn_cast<IfStmt>(S))
         return !If->getInit() && !If->getConditionVariable() &&
-               onlyChecks(If->getCond(), Stored, Ctx, Guarded) &&
-               onlyChecks(If->getThen(), Stored, Ctx, Guarded || Reads(If->getCond())) &&
-               onlyChecks(If->getElse(), Stored, Ctx, Guarded || Reads(If->getCond()));
+               branches(If->getCond(), If->getThen(), If->getElse());
     if (const auto *Cond = dyn_cast<AbstractConditionalOperator>(S))
-        return onlyChecks(Cond->getCond(), Stored, Ctx, Guarded) &&
-               onlyChecks(Cond->getTrueExpr(), Stored, Ctx, Guarded || Reads(Cond->getCond())) &&
-               onlyChecks(Cond->getFalseExpr(), Stored, Ctx, Guarded || Reads(Cond->getCond()));
+        return branches(Cond->getCond(), Cond->getTrueExpr(), Cond->getFalseExpr());
     for (const Stmt *Child : S->children())
-        if (!onlyChecks(Child, Stored, Ctx, Guarded)) return false;
+        if (!onlyChecks(Child, Stored, Ctx)) return false;
     return true;
 }
 
@@ -553,34 +542,11 @@ bool isZero(const Expr *E) {
     return K && K->getValue() == 0;
 }
 
-/// The call that E tests for failure (non-zero): `op(..)`, `op(..) != 0`, `(v = op(..))` with v
-/// one of Locals; with Negated, what E tests for success: `!op(..)`, `op(..) == 0`.
-const CallExpr *testedCall(const Expr *E, bool Negated,
-                           const std::vector<const VarDecl *> &Locals) {
-    E = bare(E);
-    if (const auto *Op = dyn_cast<BinaryOperator>(E);
-        Op && Op->getOpcode() == (Negated ? BO_EQ : BO_NE)) {
-        if (isZero(Op->getRHS())) return testedCall(Op->getLHS(), false, Locals);
-        if (isZero(Op->getLHS())) return testedCall(Op->getRHS(), false, Locals);
-        return nullptr;
-    }
-    if (Negated) {
-        const auto *Not = dyn_cast<UnaryOperator>(E);
-        return Not && Not->getOpcode() == UO_LNot ? testedCall(Not->getSubExpr(), false, Locals)
-                                                  : nullptr;
-    }
-    if (const auto *Set = dyn_cast<BinaryOperator>(E); Set && Set->getOpcode() == BO_Assign) {
-        const auto *Ref = dyn_cast<DeclRefExpr>(Set->getLHS()->IgnoreParenImpCasts());
-        if (!Ref || !llvm::is_contained(Locals, Ref->getDecl())) return nullptr;
-        E = bare(Set->getRHS());
-    }
-    return dyn_cast<CallExpr>(E);
-}
-
 /// The operation of `assert(op(..) == 0)` or `assert(!op(..))`, as glibc spells assert in GNU C,
 /// `(void)sizeof((X) ? 1 : 0), __extension__ ({ if (X) ; else __assert_fail(...); })`, or as a
-/// conditional, `(X) ? (void)0 : fail(...)`: the failure branch may only call functions that do
-/// not return (onlyChecks). A delegated operation does not fail, so the check always passes.
+/// conditional, `(X) ? (void)0 : fail(...)`, X true when the operation succeeds in any spelling
+/// (ResultCheck): the failure branch must end the program. A delegated operation does not fail,
+/// so the check always passes.
 /// (libusb's `PTHREAD_CHECK(pthread_mutex_lock(m))` in a build with assertions.)
 const CallExpr *assertedOperation(const Expr *E) {
     E = bare(E);
@@ -608,11 +574,9 @@ const CallExpr *assertedOperation(const Expr *E) {
     } else {
         return nullptr;
     }
-    const CallExpr *Call = testedCall(Test, /*Negated=*/true, {});
-    const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
-    if (!Callee || !onlyChecks(Fail, nullptr, Callee->getASTContext(), /*Guarded=*/true))
-        return nullptr;
-    return Call;
+    ResultSource Src;
+    if (!trueOnSuccess(Test, Src) || !Src.Call || !neverCompletes(Fail)) return nullptr;
+    return Src.Call;
 }
 
 } // namespace
@@ -640,17 +604,19 @@ const CallExpr *LockApi::checkedOperationStatement(const Stmt *S) const {
         S = Only;
     }
     const CallExpr *Call = nullptr;
+    ResultSource Src{Locals};
     if (isa_and_nonnull<IfStmt>(S)) {
-        const Expr *Test = failureTest(S);
-        Call = Test ? testedCall(Test, false, Locals) : nullptr;
+        if (falseOnSuccess(conditionWithoutElse(S), Src)) Call = Src.Call;
     } else if (const auto *E = dyn_cast_or_null<Expr>(S)) {
+        // `op(m) && F`: F runs when the test is true; `op(m) || F` when it is false.
         const auto *Logic = dyn_cast<BinaryOperator>(bare(E));
-        if (Logic && Logic->getOpcode() == BO_LAnd)
-            Call = testedCall(Logic->getLHS(), false, Locals);
-        else if (Logic && Logic->getOpcode() == BO_LOr)
-            Call = testedCall(Logic->getLHS(), true, Locals);
-        else
+        if (Logic && Logic->getOpcode() == BO_LAnd) {
+            if (falseOnSuccess(Logic->getLHS(), Src)) Call = Src.Call;
+        } else if (Logic && Logic->getOpcode() == BO_LOr) {
+            if (trueOnSuccess(Logic->getLHS(), Src)) Call = Src.Call;
+        } else {
             Call = assertedOperation(E);
+        }
     }
     std::optional<LockOp> Op = Call ? classify(Call) : std::nullopt;
     if (!Op || (*Op != LockOp::Lock && *Op != LockOp::Unlock) || !Call->getType()->isIntegerType())

@@ -28,11 +28,6 @@ struct WrapperPair {
     std::string Unlock;
 };
 
-/// `if (E) fail;` or `if (E != 0) fail;`, where `fail` runs only when E, an operation's
-/// result, says it failed, and can be dropped with the check (no else, no init, no label in
-/// it): E. Null for any other statement.
-const clang::Expr *failureTest(const clang::Stmt *S);
-
 /// Whether T is a pointer to `pthread_mutex_t` (through typedefs).
 bool isMutexPointer(clang::QualType T);
 

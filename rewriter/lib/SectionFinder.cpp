@@ -1,5 +1,6 @@
 //===- SectionFinder.cpp - pair lock calls with their unlocks ---------------===//
 #include "SectionFinder.h"
+#include "ResultCheck.h"
 #include "StmtWalk.h"
 
 #include "clang/AST/ParentMapContext.h"
@@ -10,19 +11,6 @@
 using namespace clang;
 
 namespace rcl {
-
-namespace {
-
-bool isNoReturnCall(const Stmt *S) {
-    const auto *E = dyn_cast<Expr>(S);
-    if (!E) return false;
-    const auto *Call = dyn_cast<CallExpr>(E->IgnoreParenCasts());
-    if (!Call) return false;
-    const FunctionDecl *Callee = Call->getDirectCallee();
-    return Callee && Callee->isNoReturn();
-}
-
-} // namespace
 
 void SectionFinder::storeSuccess(CriticalSection &CS, const Stmt *LockStmt, const VarDecl *Var) {
     if (const auto *Decl = dyn_cast<DeclStmt>(LockStmt)) {
@@ -193,7 +181,7 @@ void SectionFinder::collectCalls(const Stmt *S, LockOp Op, MutexRef Mutex,
 bool SectionFinder::fallsThrough(const Stmt *S, const MutexRef *Released) const {
     if (!S) return true;
     if (isa<ReturnStmt, BreakStmt, ContinueStmt, GotoStmt, IndirectGotoStmt>(S)) return false;
-    if (isNoReturnCall(S)) return false;
+    if (isNeverReturningCall(S)) return false;
     if (Released && isOperationOn(S, LockOp::Unlock, *Released)) return false;
     if (const auto *Block = dyn_cast<CompoundStmt>(S)) {
         for (const Stmt *Child : Block->body())
@@ -236,9 +224,10 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
             if (!Call && (Call = checkedLock(Labelled))) Checked = true;
             if (!Call && (Call = storedLock(Labelled, Stored)) && Index + 1 < Block->size()) {
                 // `rc = pthread_mutex_lock(&m); if (rc) return rc;`: the check goes too.
-                const auto *Tested =
-                    dyn_cast_or_null<DeclRefExpr>(failureTest(Block->body_begin()[Index + 1]));
-                if (Tested && Tested->getDecl() == Stored) Skip = 1;
+                ResultSource Src{{}, Stored};
+                if (falseOnSuccess(conditionWithoutElse(Block->body_begin()[Index + 1]), Src) &&
+                    !Src.Call)
+                    Skip = 1;
             }
             if (Call && Api.classify(Call) == LockOp::Lock) {
                 Starts.insert(Call);

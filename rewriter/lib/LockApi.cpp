@@ -1,9 +1,11 @@
 //===- LockApi.cpp - which calls lock, unlock or wait on a mutex ------------===//
 #include "LockApi.h"
 #include "ResultCheck.h"
+#include "WrapperModel.h"
 #include "StmtWalk.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/Basic/SourceManager.h"
 #include "clang/AST/Stmt.h"
 #include "clang/AST/PrettyPrinter.h"
 #include "llvm/ADT/FoldingSet.h"
@@ -49,184 +51,7 @@ bool isMutexPointer(QualType T) {
 }
 
 namespace {
-
 const CallExpr *assertedOperation(const Expr *E);
-
-/// The pthread call `Expected` that statement S of a wrapper's body performs: `op(E);`,
-/// `(void)op(E);`, `return op(E);`, `if (op(E)) fail;` in any spelling of a test that fails
-/// when the call succeeds (ResultCheck: `!= 0`, `< 0`, `!!`; no else, no label in the branch:
-/// it runs only when the call failed), `assert(op(E) == 0);`
-/// (assertedOperation), or `T r = op(E);` with r a local integer (then Stored is r).
-const CallExpr *operationStatement(const Stmt *S, StringRef Expected, const VarDecl *&Stored) {
-    Stored = nullptr;
-    const Expr *E = nullptr;
-    if (const auto *Return = dyn_cast_or_null<ReturnStmt>(S))
-        E = Return->getRetValue();
-    else if (isa_and_nonnull<IfStmt>(S)) {
-        ResultSource Src;
-        if (!falseOnSuccess(conditionWithoutElse(S), Src) || !Src.Call) return nullptr;
-        E = Src.Call;
-    } else if (const auto *Decl = dyn_cast_or_null<DeclStmt>(S)) {
-        const auto *Var = Decl->isSingleDecl() ? dyn_cast<VarDecl>(Decl->getSingleDecl()) : nullptr;
-        if (!Var || !Var->hasLocalStorage() || Var->isStaticLocal() || !Var->getInit() ||
-            !Var->getType()->isIntegerType() || Var->getType().isVolatileQualified())
-            return nullptr;
-        Stored = Var;
-        E = Var->getInit();
-    } else if ((E = dyn_cast_or_null<Expr>(S))) {
-        if (const CallExpr *Asserted = assertedOperation(E)) E = Asserted;
-    }
-    if (!E) return nullptr;
-    E = E->IgnoreParens();
-    if (const auto *Cast = dyn_cast<CStyleCastExpr>(E))
-        if (Cast->getType()->isVoidType()) E = Cast->getSubExpr()->IgnoreParens();
-    const auto *Inner = dyn_cast<CallExpr>(E->IgnoreParenImpCasts());
-    const FunctionDecl *Callee = Inner ? Inner->getDirectCallee() : nullptr;
-    if (!Callee || !Callee->getIdentifier() || Callee->getName() != Expected ||
-        Inner->getNumArgs() != 1)
-        return nullptr;
-    return Inner;
-}
-
-/// Whether S, a statement after `T r = op(E);` in a wrapper's body, only checks r: it reads no
-/// other local, assigns nothing, and calls only side-effect-free builtins (`__builtin_expect`);
-/// what runs only when r says the operation failed (ResultCheck: `if (r) abort();`, `assert(r
-/// == 0);`, `if (r < 0) { log(...); exit(1); }`) must end the program. A delegated operation
-/// does not fail, so with r == 0 such a statement does nothing.
-bool onlyChecks(const Stmt *S, const VarDecl *Stored, const ASTContext &Ctx) {
-    if (!S) return true;
-    if (isa<DeclStmt, ReturnStmt, GotoStmt, IndirectGotoStmt, LabelStmt, SwitchCase, ForStmt,
-            WhileStmt, DoStmt, SwitchStmt, BreakStmt, ContinueStmt, AsmStmt>(S))
-        return false;
-    if (const auto *Op = dyn_cast<BinaryOperator>(S); Op && Op->isAssignmentOp()) return false;
-    if (const auto *Op = dyn_cast<UnaryOperator>(S); Op && Op->isIncrementDecrementOp())
-        return false;
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
-        if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
-            if (Var != Stored && Var->hasLocalStorage()) return false;
-    if (const auto *Call = dyn_cast<CallExpr>(S)) {
-        const FunctionDecl *Callee = Call->getDirectCallee();
-        unsigned Builtin = Callee ? Callee->getBuiltinID() : 0;
-        if (!Callee || !(Builtin && Ctx.BuiltinInfo.isConst(Builtin))) return false;
-    }
-    // Not evaluated: the `sizeof` that glibc's assert writes for the compiler's warnings.
-    if (isa<UnaryExprOrTypeTraitExpr>(S)) return true;
-    // A branch on r: the side that runs only on failure must end the program (or only check),
-    // the other only check.
-    auto onFailure = [&](const Stmt *Side) {
-        return !Side || neverCompletes(Side) || onlyChecks(Side, Stored, Ctx);
-    };
-    auto branches = [&](const Expr *Cond, const Stmt *Then, const Stmt *Else) {
-        ResultSource OnThen{{}, Stored}, OnElse{{}, Stored};
-        if (Stored && falseOnSuccess(Cond, OnThen) && !OnThen.Call)
-            return onFailure(Then) && onlyChecks(Else, Stored, Ctx);
-        if (Stored && trueOnSuccess(Cond, OnElse) && !OnElse.Call)
-            return onlyChecks(Then, Stored, Ctx) && onFailure(Else);
-        return onlyChecks(Cond, Stored, Ctx) && onlyChecks(Then, Stored, Ctx) &&
-               onlyChecks(Else, Stored, Ctx);
-    };
-    if (const auto *If = dyn_cast<IfStmt>(S))
-        return !If->getInit() && !If->getConditionVariable() &&
-               branches(If->getCond(), If->getThen(), If->getElse());
-    if (const auto *Cond = dyn_cast<AbstractConditionalOperator>(S))
-        return branches(Cond->getCond(), Cond->getTrueExpr(), Cond->getFalseExpr());
-    for (const Stmt *Child : S->children())
-        if (!onlyChecks(Child, Stored, Ctx)) return false;
-    return true;
-}
-
-/// The statement of a wrapper's body that performs its pthread operation: the only statement
-/// (a lock wrapper) or the last one (an unlock wrapper may do other things first), in one of
-/// the forms of operationStatement; after `T r = op(E);` only statements that check r
-/// (onlyChecks) may follow. Its index in the body goes to Index.
-const CallExpr *wrapperOperation(const FunctionDecl *Def, LockOp Op, unsigned &Index) {
-    const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
-    if (!Body || Body->size() == 0) return nullptr;
-    StringRef Expected = Op == LockOp::Lock ? "pthread_mutex_lock" : "pthread_mutex_unlock";
-    for (unsigned K = 0; K < Body->size(); ++K) {
-        const VarDecl *Stored = nullptr;
-        const CallExpr *Call = operationStatement(Body->body_begin()[K], Expected, Stored);
-        if (!Call) continue;
-        for (unsigned After = K + 1; After < Body->size(); ++After)
-            if (!Stored || !onlyChecks(Body->body_begin()[After], Stored, Def->getASTContext()))
-                return nullptr;
-        Index = K;
-        return Call;
-    }
-    return nullptr;
-}
-
-/// In a wrapper's definition `{ pthread_mutex_<op>(E); }` (or one of the other forms of
-/// wrapperOperation), E. With Effects given (an unlock wrapper), statements may come before
-/// the unlock: Effects is set to how many.
-const Expr *wrapperBodyOperand(const FunctionDecl *Def, LockOp Op, unsigned *Effects = nullptr) {
-    unsigned Index = 0;
-    const CallExpr *Call = wrapperOperation(Def, Op, Index);
-    if (!Call) return nullptr;
-    // Statements that do nothing (`(void)file; (void)line;` for parameters a wrapper keeps for
-    // its messages) are no effects.
-    const auto *Body = cast<CompoundStmt>(Def->getBody());
-    bool Idle = std::all_of(Body->body_begin(), Body->body_begin() + Index, [&](const Stmt *S) {
-        const auto *E = dyn_cast<Expr>(S);
-        return isa<NullStmt>(S) || (E && !E->HasSideEffects(Def->getASTContext()));
-    });
-    if (!Effects && !Idle) return nullptr;
-    if (Effects) *Effects = Idle ? 0 : Index;
-    return Call->getArg(0)->IgnoreParenImpCasts();
-}
-
-/// Why the statements an unlock wrapper runs before its unlock cannot run as a function of
-/// their own inside a delegated section, or nothing.
-std::optional<std::string> effectsProblem(const CompoundStmt *Body, unsigned Count,
-                                          const LockApi &Api) {
-    std::optional<std::string> Why;
-    std::vector<const Stmt *> Work(Body->body_begin(), Body->body_begin() + Count);
-    while (!Work.empty() && !Why) {
-        const Stmt *S = Work.back();
-        Work.pop_back();
-        if (!S) continue;
-        if (isa<ReturnStmt, GotoStmt, IndirectGotoStmt, LabelStmt, AddrLabelExpr>(S))
-            Why = "returns or jumps";
-        else if (isa<PredefinedExpr, VAArgExpr>(S))
-            Why = "uses __func__ or its variable arguments";
-        else if (const auto *Call = dyn_cast<CallExpr>(S); Call && Api.classify(Call))
-            Why = "operates on a mutex or waits";
-        else if (const auto *Decl = dyn_cast<DeclStmt>(S))
-            for (const clang::Decl *D : Decl->decls())
-                if (const auto *Var = dyn_cast<VarDecl>(D); Var && Var->isStaticLocal())
-                    Why = "declares a static variable";
-        for (const Stmt *Child : S->children())
-            Work.push_back(Child);
-    }
-    return Why;
-}
-
-/// Whether E, the operand of the pthread call in wrapper Def, is a function of Def's parameters
-/// and of file-scope names only, without side effects or calls (so it can be evaluated at the
-/// call site with the arguments in place of the parameters, or in a getter).
-bool reachableFromParameters(const Expr *E, const FunctionDecl *Def) {
-    if (E->HasSideEffects(Def->getASTContext())) return false;
-    bool Ok = true;
-    std::vector<const Stmt *> Work{E};
-    while (!Work.empty()) {
-        const Stmt *S = Work.back();
-        Work.pop_back();
-        if (!S) continue;
-        if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
-            const ValueDecl *D = Ref->getDecl();
-            if (const auto *Param = dyn_cast<ParmVarDecl>(D))
-                Ok &= Param->getDeclContext() == Def;
-            else if (const auto *Var = dyn_cast<VarDecl>(D))
-                Ok &= Var->hasGlobalStorage() && !Var->isStaticLocal() &&
-                      Var->getTLSKind() == VarDecl::TLS_None;
-        }
-        if (isa<CallExpr, StmtExpr>(S)) Ok = false;
-        for (const Stmt *Child : S->children())
-            Work.push_back(Child);
-    }
-    return Ok;
-}
-
 } // namespace
 
 std::vector<unsigned> parametersUsed(const Expr *E) {
@@ -247,10 +72,8 @@ std::vector<unsigned> parametersUsed(const Expr *E) {
     return Used;
 }
 
-const Stmt *wrapperUnlockStatement(const FunctionDecl *Wrapper) {
-    unsigned Index = 0;
-    if (!wrapperOperation(Wrapper, LockOp::Unlock, Index)) return nullptr;
-    return cast<CompoundStmt>(Wrapper->getBody())->body_begin()[Index];
+WrapperSummary LockApi::summary(const FunctionDecl *Def, LockOp Op) const {
+    return summarizeWrapper(Def, Op, *this);
 }
 
 std::optional<std::string> LockApi::wrapperProblem(const CallExpr *Call) const {
@@ -267,23 +90,21 @@ std::optional<std::string> LockApi::wrapperProblem(const CallExpr *Call) const {
     // rcl-rewrite adds to the unit defining the pair (after checking the definitions there),
     // and where there is none the section runs under the wrappers themselves.
     if (!Callee->hasBody(Def)) return std::nullopt;
-    // The definition must be `{ pthread_mutex_<op>(E); }` (or one of wrapperOperation's forms),
-    // E reached from its parameters and file-scope names; an unlock wrapper may do other things
-    // first (unlockEffects).
-    unsigned Effects = 0;
-    const Expr *E = wrapperBodyOperand(Def, *Op, *Op == LockOp::Unlock ? &Effects : nullptr);
-    if (!E)
+    // The definition, along its success path (WrapperModel): the operation on E, reached from
+    // its parameters and file-scope names; an unlock wrapper may do other things first
+    // (unlockEffects).
+    WrapperSummary S = summary(Def, *Op);
+    if (S.Problem) return S.Problem;
+    if (S.Guard)
+        return What + " " + Kind + "s only under a condition (line " +
+               std::to_string(Def->getASTContext().getSourceManager().getExpansionLineNumber(
+                   S.Guard->getBeginLoc())) +
+               ")";
+    if (*Op == LockOp::Lock ? S.hasEffects() : !S.After.empty())
         return What + " does more than " + Kind +
                " its first argument (its definition would have to run inside the delegated "
                "section; write the extra statements next to the call)";
-    if (Effects)
-        if (std::optional<std::string> Why =
-                effectsProblem(cast<CompoundStmt>(Def->getBody()), Effects, *this))
-            return What +
-                   " does more than unlock its first argument, and what it does before "
-                   "the unlock " +
-                   *Why;
-    if (!reachableFromParameters(E, Def))
+    if (!reachableFromParameters(S.Mutex, Def))
         return What + " " + Kind +
                "s a mutex that is not reached from its parameters and file-scope names alone, "
                "without calls or side effects";
@@ -308,13 +129,12 @@ MutexRef LockApi::mutexOf(const CallExpr *Call, LockOp Op) const {
         }
         return M;
     }
-    unsigned Effects = 0;
-    const Expr *E = wrapperBodyOperand(Def, Op, Op == LockOp::Unlock ? &Effects : nullptr);
-    if (!E) return M;
+    WrapperSummary S = summary(Def, Op);
+    if (!S.Mutex) return M;
     // `my_lock(pthread_mutex_t *m) { pthread_mutex_lock(m); }`: the argument is the mutex.
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S.Mutex))
         if (Def->getNumParams() > 0 && Ref->getDecl() == Def->getParamDecl(0)) return M;
-    M.Through = E;
+    M.Through = S.Mutex;
     return M;
 }
 
@@ -340,12 +160,12 @@ const Expr *LockApi::pairMutex(const FunctionDecl *LockDef, const FunctionDecl *
         if (!LockDef->getASTContext().hasSameUnqualifiedType(LockDef->getParamDecl(I)->getType(),
                                                              UnlockDef->getParamDecl(I)->getType()))
             return nullptr;
-    const Expr *L = wrapperBodyOperand(LockDef, LockOp::Lock);
-    const Expr *U = wrapperBodyOperand(UnlockDef, LockOp::Unlock);
-    if (!L || !U || !reachableFromParameters(L, LockDef) ||
-        !sameLvalue(L, U, LockDef->getASTContext()))
+    WrapperSummary L = summary(LockDef, LockOp::Lock), U = summary(UnlockDef, LockOp::Unlock);
+    if (L.Problem || U.Problem || L.Guard || U.Guard || L.hasEffects() || U.hasEffects() ||
+        !reachableFromParameters(L.Mutex, LockDef) ||
+        !sameLvalue(L.Mutex, U.Mutex, LockDef->getASTContext()))
         return nullptr;
-    return L;
+    return L.Mutex;
 }
 
 namespace {
@@ -387,10 +207,8 @@ const FunctionDecl *LockApi::unlockEffects(const CallExpr *Call) const {
     const FunctionDecl *Callee = Call->getDirectCallee(), *Def = nullptr;
     if (classify(Call) != LockOp::Unlock || !Callee->hasBody(Def) || !pairOf(Callee->getName()))
         return nullptr;
-    unsigned Effects = 0;
-    if (!wrapperBodyOperand(Def, LockOp::Unlock, &Effects) || Effects == 0 ||
-        effectsProblem(cast<CompoundStmt>(Def->getBody()), Effects, *this))
-        return nullptr;
+    WrapperSummary S = summary(Def, LockOp::Unlock);
+    if (S.Problem || S.Guard || S.Before.empty() || !S.After.empty()) return nullptr;
     return Def;
 }
 

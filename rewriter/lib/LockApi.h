@@ -2,6 +2,7 @@
 #ifndef RCL_REWRITER_LOCKAPI_H
 #define RCL_REWRITER_LOCKAPI_H
 
+#include "WrapperModel.h"
 #include "clang/AST/Expr.h"
 #include <optional>
 #include <string>
@@ -144,6 +145,9 @@ class LockApi {
     const clang::Expr *pairMutex(const clang::FunctionDecl *LockDef,
                                  const clang::FunctionDecl *UnlockDef) const;
 
+    /// What a declared wrapper's definition does (WrapperModel), as a wrapper of Op.
+    WrapperSummary summary(const clang::FunctionDecl *Def, LockOp Op) const;
+
     /// The first declared pair a wrapper name belongs to, or null.
     const WrapperPair *pairOf(llvm::StringRef Name) const;
     /// Whether Lock and Unlock are declared as a pair.
@@ -154,11 +158,6 @@ class LockApi {
   private:
     std::vector<WrapperPair> Wrappers;
 };
-
-/// The statement of an unlock wrapper's body that unlocks (`pthread_mutex_unlock(E);`, or
-/// `int r = pthread_mutex_unlock(E);` followed only by checks of r): what comes before it are
-/// the wrapper's effects (LockApi::unlockEffects). Null when the body has no such statement.
-const clang::Stmt *wrapperUnlockStatement(const clang::FunctionDecl *Wrapper);
 
 /// The name a lock is reported and selected by: the mutex lvalue as written, without the
 /// leading `&` (`cache_lock`, `item_locks[hv & mask]`, `q->mutex`).

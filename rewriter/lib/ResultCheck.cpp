@@ -75,6 +75,8 @@ std::optional<int64_t> evaluate(const Expr *E, ResultSource &Src) {
             Src.ReadsStored = true;
             return 0;
         }
+        for (const auto &[Var, Value] : Src.Known)
+            if (Ref->getDecl() == Var) return Value;
         return std::nullopt;
     }
     if (const auto *U = dyn_cast<UnaryOperator>(E)) {
@@ -120,6 +122,48 @@ bool falseOnSuccess(const Expr *E, ResultSource &Src) {
 bool trueOnSuccess(const Expr *E, ResultSource &Src) {
     std::optional<int64_t> V = valueOnSuccess(E, Src);
     return V && *V != 0 && (Src.Call || Src.ReadsStored);
+}
+
+bool onlyChecksResult(const Stmt *S, const VarDecl *Stored, const ASTContext &Ctx) {
+    if (!S) return true;
+    if (isa<DeclStmt, ReturnStmt, GotoStmt, IndirectGotoStmt, LabelStmt, SwitchCase, ForStmt,
+            WhileStmt, DoStmt, SwitchStmt, BreakStmt, ContinueStmt, AsmStmt>(S))
+        return false;
+    if (const auto *Op = dyn_cast<BinaryOperator>(S); Op && Op->isAssignmentOp()) return false;
+    if (const auto *Op = dyn_cast<UnaryOperator>(S); Op && Op->isIncrementDecrementOp())
+        return false;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+        if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+            if (Var != Stored && Var->hasLocalStorage()) return false;
+    if (const auto *Call = dyn_cast<CallExpr>(S)) {
+        const FunctionDecl *Callee = Call->getDirectCallee();
+        unsigned Builtin = Callee ? Callee->getBuiltinID() : 0;
+        if (!Callee || !(Builtin && Ctx.BuiltinInfo.isConst(Builtin))) return false;
+    }
+    // Not evaluated: the `sizeof` that glibc's assert writes for the compiler's warnings.
+    if (isa<UnaryExprOrTypeTraitExpr>(S)) return true;
+    // A branch on r: the side that runs only on failure must end the program (or only check),
+    // the other only check.
+    auto onFailure = [&](const Stmt *Side) {
+        return !Side || neverCompletes(Side) || onlyChecksResult(Side, Stored, Ctx);
+    };
+    auto branches = [&](const Expr *Cond, const Stmt *Then, const Stmt *Else) {
+        ResultSource OnThen{{}, Stored}, OnElse{{}, Stored};
+        if (Stored && falseOnSuccess(Cond, OnThen) && !OnThen.Call)
+            return onFailure(Then) && onlyChecksResult(Else, Stored, Ctx);
+        if (Stored && trueOnSuccess(Cond, OnElse) && !OnElse.Call)
+            return onlyChecksResult(Then, Stored, Ctx) && onFailure(Else);
+        return onlyChecksResult(Cond, Stored, Ctx) && onlyChecksResult(Then, Stored, Ctx) &&
+               onlyChecksResult(Else, Stored, Ctx);
+    };
+    if (const auto *If = dyn_cast<IfStmt>(S))
+        return !If->getInit() && !If->getConditionVariable() &&
+               branches(If->getCond(), If->getThen(), If->getElse());
+    if (const auto *Cond = dyn_cast<AbstractConditionalOperator>(S))
+        return branches(Cond->getCond(), Cond->getTrueExpr(), Cond->getFalseExpr());
+    for (const Stmt *Child : S->children())
+        if (!onlyChecksResult(Child, Stored, Ctx)) return false;
+    return true;
 }
 
 const Expr *conditionWithoutElse(const Stmt *S) {

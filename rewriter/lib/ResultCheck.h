@@ -24,8 +24,15 @@ namespace rcl {
 /// in before the test (`int rc = lock(&m); if (rc < 0) ...`). Out: the call the test makes (at
 /// most one; none when it only reads Stored).
 struct ResultSource {
+    ResultSource() = default;
+    explicit ResultSource(std::vector<const clang::VarDecl *> Locals,
+                          const clang::VarDecl *Stored = nullptr)
+        : Locals(std::move(Locals)), Stored(Stored) {}
+
     std::vector<const clang::VarDecl *> Locals;
     const clang::VarDecl *Stored = nullptr;
+    /// Locals known to hold a constant (a wrapper's `PaError result = paNoError;`).
+    std::vector<std::pair<const clang::VarDecl *, int64_t>> Known;
     const clang::CallExpr *Call = nullptr;
     bool ReadsStored = false;
 };
@@ -43,6 +50,14 @@ bool falseOnSuccess(const clang::Expr *E, ResultSource &Src);
 /// Whether E is true when the operation succeeds (an assertion of success: `assert(!lock(m))`,
 /// `lock(m) == 0 || fail()`).
 bool trueOnSuccess(const clang::Expr *E, ResultSource &Src);
+
+/// Whether S, a statement after `T r = op(E);` (r is Stored) in a wrapper's body, only checks r:
+/// it reads no other local, assigns nothing, and calls only side-effect-free builtins
+/// (`__builtin_expect`); what runs only when r says the operation failed (`if (r) abort();`,
+/// `assert(r == 0);`, `if (r < 0) { log(...); exit(1); }`) must end the program (or only
+/// check). A delegated operation does not fail, so with r == 0 such a statement does nothing.
+bool onlyChecksResult(const clang::Stmt *S, const clang::VarDecl *Stored,
+                      const clang::ASTContext &Ctx);
 
 /// `if (C) F;` with no else, no init, no condition variable and no label in F (F is dropped with
 /// the check, and a goto's target or a case inside it would go with it): C. Null otherwise.

@@ -111,6 +111,10 @@ class RewriteConsumer : public ASTConsumer {
                 auto [It, New] = OnlyRemoved.try_emplace(Fn->getFirstDecl(), Removed);
                 if (!New) It->second &= Removed;
             });
+        // The same for a label whose every goto was in a dropped check of a lock's result
+        // (PortAudio's `PA_ENSURE(lock(m)); ... error: return result;`): -Wunused-label.
+        for (Decl *D : Functions)
+            unusedLabels(Text, cast<FunctionDecl>(D), Real, Edits);
         for (auto &[Fn, NoUseLeft] : OnlyRemoved) {
             if (!NoUseLeft || Fn->hasAttr<UnusedAttr>() || Fn->getBeginLoc().isMacroID()) continue;
             if (std::optional<unsigned> Offset = Text.offset(Fn->getBeginLoc()))
@@ -184,6 +188,36 @@ class RewriteConsumer : public ASTConsumer {
                 Out.emplace_back(Real, *End + 1, 0, " " + *Getter);
         }
         return Out;
+    }
+
+    /// Marks `__attribute__((unused))` the labels of Fn that had gotos, all of them in text a
+    /// converted section removed, unless the conversion added its own mark (UnlockedLabels).
+    void unusedLabels(const SourceText &Text, const FunctionDecl *Fn, const std::string &Real,
+                      clang::tooling::Replacements &Edits) {
+        std::map<const LabelDecl *, bool> OnlyRemoved;
+        walk(Fn->getBody(), [&](const Stmt *S) {
+            const LabelDecl *Label = nullptr;
+            if (const auto *Goto = dyn_cast<GotoStmt>(S)) Label = Goto->getLabel();
+            if (const auto *Address = dyn_cast<AddrLabelExpr>(S)) Label = Address->getLabel();
+            if (!Label) return;
+            std::optional<unsigned> At = Text.expansionOffset(S->getBeginLoc());
+            bool Removed = At && isa<GotoStmt>(S) && llvm::any_of(RemovedText, [&](const TextRange &R) {
+                               return R.contains(*At);
+                           });
+            auto [It, New] = OnlyRemoved.try_emplace(Label, Removed);
+            if (!New) It->second &= Removed;
+        });
+        for (auto &[Label, NoUseLeft] : OnlyRemoved) {
+            const LabelStmt *Stmt = Label->getStmt();
+            if (!NoUseLeft || !Stmt || Label->hasAttr<UnusedAttr>()) continue;
+            std::optional<unsigned> Colon = Text.offset(Stmt->getSubStmt()->getBeginLoc());
+            std::optional<unsigned> At = Text.offset(Stmt->getBeginLoc());
+            bool Moved = At && llvm::any_of(ConvertedSections,
+                                            [&](const TextRange &R) { return R.contains(*At); });
+            if (Colon && At && !Moved && MarkedLabels.insert(*Colon).second)
+                addEdit(Edits,
+                        clang::tooling::Replacement(Real, *Colon, 0, "__attribute__((unused)) "));
+        }
     }
 
     /// Where text inserted before Fn goes: the start of the line of its first token, or of
@@ -284,7 +318,10 @@ class RewriteConsumer : public ASTConsumer {
                     std::count(NewHelpers.begin(), NewHelpers.end(), U.Wrapper))
                     continue;
                 std::string Why;
-                std::optional<std::string> Helper = Emitter.effectsFunction(U.Wrapper, Why);
+                std::optional<std::string> Helper = Emitter.effectsFunction(
+                    U.Wrapper, Session.Api.summary(U.Wrapper, LockOp::Unlock).Before,
+                    effectsFunctionName(U.Wrapper),
+                    "before it unlocks; converted sections run it before they end", Why);
                 if (!Helper)
                     CS.Refused = Refusal{Why, U.Call->getBeginLoc()};
                 else
@@ -335,7 +372,8 @@ class RewriteConsumer : public ASTConsumer {
             for (const UnlockedLabel &L : CS.UnlockedLabels)
                 if (LabelsAdded.insert(L.After).second) {
                     Sites.emplace_back(Real, L.After, 0, " " + L.Name + ":;");
-                    Sites.emplace_back(Real, L.Colon, 0, "__attribute__((unused)) ");
+                    if (MarkedLabels.insert(L.Colon).second)
+                        Sites.emplace_back(Real, L.Colon, 0, "__attribute__((unused)) ");
                 }
             record(Text, Given, CS.LockName, CS.LockOffset, Fn, SectionRecord::Converted, nullptr,
                    &CS);
@@ -372,7 +410,9 @@ class RewriteConsumer : public ASTConsumer {
         RemovedText.push_back({CS.Whole.Begin, CS.Body.Begin});
         if (CS.FinalUnlock) RemovedText.push_back(*CS.FinalUnlock);
         for (const Exit &E : CS.Exits)
-            RemovedText.push_back({E.Removed.Begin, E.Tail ? E.Tail->Begin : E.Removed.End});
+            // A Jump replaces its tail's text (a macro's `unlock; return v;`, `return unlock(m);`).
+            RemovedText.push_back(
+                {E.Removed.Begin, E.Tail && E.Jump.empty() ? E.Tail->Begin : E.Removed.End});
     }
 
     RewriteSession &Session;
@@ -380,6 +420,7 @@ class RewriteConsumer : public ASTConsumer {
     std::set<std::string> GettersDeclared; ///< remote pairs whose getter this unit declares
     std::set<const FunctionDecl *> EffectsEmitted; ///< unlock wrappers copied in this TU
     std::set<unsigned> LabelsAdded;                ///< offsets of UnlockedLabels inserted
+    std::set<unsigned> MarkedLabels;               ///< labels marked __attribute__((unused))
     std::vector<TextRange> ConvertedSections;      ///< of this translation unit
     std::vector<CalleeEdit> CalleeEdits;
 };

@@ -156,30 +156,31 @@ std::string SectionEmitter::reindent(StringRef Code, StringRef From, StringRef T
     return Out;
 }
 
-std::optional<std::string> SectionEmitter::effectsFunction(const FunctionDecl *Wrapper,
-                                                           std::string &Why) const {
-    const auto *Body = cast<CompoundStmt>(Wrapper->getBody());
+std::optional<std::string> SectionEmitter::effectsFunction(
+    const FunctionDecl *Wrapper, const std::vector<const Stmt *> &Statements, StringRef Name,
+    StringRef What, std::string &Why) const {
     FunctionTypeLoc Proto = Wrapper->getFunctionTypeLoc();
-    std::optional<unsigned> Open = Text.offset(Body->getLBracLoc());
-    const Stmt *UnlockStmt = wrapperUnlockStatement(Wrapper);
-    std::optional<unsigned> Unlock;
-    if (UnlockStmt) Unlock = Text.offset(UnlockStmt->getBeginLoc());
     std::optional<TextRange> Params =
         Proto ? Text.node(SourceRange(Proto.getLParenLoc(), Proto.getRParenLoc())) : std::nullopt;
-    if (!Open || !Unlock || !Params || *Unlock <= *Open) {
-        Why = "unlock wrapper '" + Wrapper->getNameAsString() +
-              "' does more than unlock its first argument, and its definition is written "
-              "through a macro";
+    std::vector<TextRange> Parts;
+    for (const Stmt *S : Statements)
+        if (std::optional<TextRange> R = Text.statement(S)) Parts.push_back(*R);
+    if (!Params || Parts.size() != Statements.size()) {
+        Why = "wrapper '" + Wrapper->getNameAsString() +
+              "' does more than its operation, and its definition is written through a macro";
         return std::nullopt;
     }
-    std::string Out = "/* rcl: what unlock wrapper '" + Wrapper->getNameAsString() +
-                      "' does before it unlocks; converted sections run it before they end. */\n";
-    Out += "static void " + effectsFunctionName(Wrapper) + Text.text(*Params).str() + "\n{\n";
+    std::string Out = "/* rcl: what wrapper '" + Wrapper->getNameAsString() + "' does " +
+                      What.str() + ". */\n";
+    Out += "static void " + Name.str() + Text.text(*Params).str() + "\n{\n";
     for (const ParmVarDecl *Param : Wrapper->parameters())
         if (Param->getIdentifier()) Out += "    (void)" + Param->getNameAsString() + ";\n";
-    std::string Line = lineDirective(Text.line(*Open));
-    if (!Line.empty()) Out += Line.substr(1);
-    Out += "    " + Text.code().slice(*Open + 1, *Unlock).trim().str() + "\n}\n\n";
+    for (const TextRange &R : Parts) {
+        std::string Line = lineDirective(Text.line(R.Begin));
+        if (!Line.empty()) Out += Line.substr(1);
+        Out += "    " + Text.text(R).str() + "\n";
+    }
+    Out += "}\n\n";
     return Out;
 }
 

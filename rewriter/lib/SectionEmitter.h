@@ -26,11 +26,13 @@ class SectionEmitter {
     /// The emitted text, or a refusal reason when some type cannot be written out.
     std::optional<EmittedSection> emit(const CriticalSection &CS, std::string &Why) const;
 
-    /// The copy of an unlock wrapper's statements before its unlock, as a static function
-    /// (effectsFunctionName) with the wrapper's parameters, to insert before the first
-    /// function whose converted section unlocks through it; nothing with Why set when the
-    /// wrapper is not written out in the file.
+    /// A copy of some statements of a wrapper's body (WrapperSummary::Before or After), as a
+    /// static function Name with the wrapper's parameters, to insert before the first function
+    /// whose converted section needs it (What says when they run, for its comment); nothing
+    /// with Why set when a statement is not written out in the file.
     std::optional<std::string> effectsFunction(const clang::FunctionDecl *Wrapper,
+                                               const std::vector<const clang::Stmt *> &Statements,
+                                               llvm::StringRef Name, llvm::StringRef What,
                                                std::string &Why) const;
 
     /// The declarations of a declared wrapper pair's mutex getter (remoteMutexGetter), with the

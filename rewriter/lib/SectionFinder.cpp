@@ -21,10 +21,13 @@ void SectionFinder::storeSuccess(CriticalSection &CS, const Stmt *LockStmt, cons
             CS.Refused = refuse(insideMacro(LockStmt->getBeginLoc()), LockStmt->getBeginLoc());
             return;
         }
-        CS.CallSitePrefix = Text.code().slice(Whole->Begin, *Init).str() + "0;";
+        // `(void)rc;`: where the dropped check was rc's only use, -Wunused-variable (and
+        // -Wunused-but-set-variable for an assignment) would fail a -Werror build.
+        CS.CallSitePrefix = Text.code().slice(Whole->Begin, *Init).str() + "0; (void)" +
+                            Var->getNameAsString() + ";";
         return;
     }
-    CS.CallSitePrefix = Var->getNameAsString() + " = 0;";
+    CS.CallSitePrefix = Var->getNameAsString() + " = 0; (void)" + Var->getNameAsString() + ";";
 }
 
 const CallExpr *SectionFinder::checkedLock(const Stmt *S) const {
@@ -764,7 +767,21 @@ void SectionFinder::findExits(CriticalSection &CS) {
         // `#define UNLOCK_RETURN(m, v) do { pthread_mutex_unlock(m); return (v); } while (0)`:
         // the macro's use is the exit, and what follows the unlock in it runs in the caller.
         std::string Jump;
-        if (const DoStmt *Do = unlockAndLeaveMacro(Node, P, Jump)) {
+        if (const auto *Return = dyn_cast_or_null<ReturnStmt>(P);
+            Return && Return->getRetValue() &&
+            Return->getRetValue()->IgnoreParenImpCasts() == Node && !Checked) {
+            // `return pthread_mutex_unlock(&m);`: the function returns what a successful unlock
+            // returns, 0, in the caller.
+            Node = Return;
+            P = parent(Return);
+            Jump = "return 0;";
+            CS.Notes.push_back({"returns 0 where it returned " +
+                                    Unlock->getDirectCallee()->getNameAsString() +
+                                    "'s result (line " +
+                                    std::to_string(lineOf(Unlock->getBeginLoc())) +
+                                    "): what a delegated unlock, which does not fail, returns",
+                                Unlock->getBeginLoc()});
+        } else if (const DoStmt *Do = unlockAndLeaveMacro(Node, P, Jump)) {
             Node = Do;
             P = parent(Do);
         } else if (!Jump.empty()) {

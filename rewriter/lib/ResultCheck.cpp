@@ -35,21 +35,36 @@ std::optional<int64_t> binary(const BinaryOperator *B, ResultSource &Src) {
     std::optional<int64_t> R = evaluate(B->getRHS(), Src);
     if (!R) return std::nullopt;
     switch (Op) {
-    case BO_LAnd: return *R != 0;
-    case BO_LOr: return *R != 0;
-    case BO_EQ: return *L == *R;
-    case BO_NE: return *L != *R;
-    case BO_LT: return *L < *R;
-    case BO_GT: return *L > *R;
-    case BO_LE: return *L <= *R;
-    case BO_GE: return *L >= *R;
-    case BO_Add: return *L + *R;
-    case BO_Sub: return *L - *R;
-    case BO_Mul: return *L * *R;
-    case BO_And: return *L & *R;
-    case BO_Or: return *L | *R;
-    case BO_Xor: return *L ^ *R;
-    default: return std::nullopt;
+    case BO_LAnd:
+        return *R != 0;
+    case BO_LOr:
+        return *R != 0;
+    case BO_EQ:
+        return *L == *R;
+    case BO_NE:
+        return *L != *R;
+    case BO_LT:
+        return *L < *R;
+    case BO_GT:
+        return *L > *R;
+    case BO_LE:
+        return *L <= *R;
+    case BO_GE:
+        return *L >= *R;
+    case BO_Add:
+        return *L + *R;
+    case BO_Sub:
+        return *L - *R;
+    case BO_Mul:
+        return *L * *R;
+    case BO_And:
+        return *L & *R;
+    case BO_Or:
+        return *L | *R;
+    case BO_Xor:
+        return *L ^ *R;
+    default:
+        return std::nullopt;
     }
 }
 
@@ -83,12 +98,17 @@ std::optional<int64_t> evaluate(const Expr *E, ResultSource &Src) {
         std::optional<int64_t> V = evaluate(U->getSubExpr(), Src);
         if (!V) return std::nullopt;
         switch (U->getOpcode()) {
-        case UO_LNot: return *V == 0;
-        case UO_Not: return ~*V;
-        case UO_Minus: return -*V;
+        case UO_LNot:
+            return *V == 0;
+        case UO_Not:
+            return ~*V;
+        case UO_Minus:
+            return -*V;
         case UO_Plus:
-        case UO_Extension: return V;
-        default: return std::nullopt;
+        case UO_Extension:
+            return V;
+        default:
+            return std::nullopt;
         }
     }
     if (const auto *B = dyn_cast<BinaryOperator>(E)) return binary(B, Src);
@@ -200,8 +220,7 @@ bool completes(const Stmt *S, unsigned Depth) {
         return true;
     }
     if (const auto *If = dyn_cast<IfStmt>(S))
-        return completes(If->getThen(), Depth) || !If->getElse() ||
-               completes(If->getElse(), Depth);
+        return completes(If->getThen(), Depth) || !If->getElse() || completes(If->getElse(), Depth);
     if (const auto *Label = dyn_cast<LabelStmt>(S)) return completes(Label->getSubStmt(), Depth);
     const Stmt *LoopBody = nullptr;
     if (const auto *For = dyn_cast<ForStmt>(S); For && isTrue(For->getCond()))
@@ -229,9 +248,13 @@ bool neverReturns(const FunctionDecl *F, unsigned Depth) {
 
 } // namespace
 
-bool neverReturns(const FunctionDecl *F) { return F && neverReturns(F, 0); }
+bool neverReturns(const FunctionDecl *F) {
+    return F && neverReturns(F, 0);
+}
 
-bool neverCompletes(const Stmt *S) { return S && !completes(S, 0); }
+bool neverCompletes(const Stmt *S) {
+    return S && !completes(S, 0);
+}
 
 bool isNeverReturningCall(const Stmt *S) {
     const auto *E = dyn_cast_or_null<Expr>(S);

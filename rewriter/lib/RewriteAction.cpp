@@ -201,9 +201,9 @@ class RewriteConsumer : public ASTConsumer {
             if (const auto *Address = dyn_cast<AddrLabelExpr>(S)) Label = Address->getLabel();
             if (!Label) return;
             std::optional<unsigned> At = Text.expansionOffset(S->getBeginLoc());
-            bool Removed = At && isa<GotoStmt>(S) && llvm::any_of(RemovedText, [&](const TextRange &R) {
-                               return R.contains(*At);
-                           });
+            bool Removed =
+                At && isa<GotoStmt>(S) &&
+                llvm::any_of(RemovedText, [&](const TextRange &R) { return R.contains(*At); });
             auto [It, New] = OnlyRemoved.try_emplace(Label, Removed);
             if (!New) It->second &= Removed;
         });

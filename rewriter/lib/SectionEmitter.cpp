@@ -156,9 +156,10 @@ std::string SectionEmitter::reindent(StringRef Code, StringRef From, StringRef T
     return Out;
 }
 
-std::optional<std::string> SectionEmitter::effectsFunction(
-    const FunctionDecl *Wrapper, const std::vector<const Stmt *> &Statements, StringRef Name,
-    StringRef What, std::string &Why) const {
+std::optional<std::string>
+SectionEmitter::effectsFunction(const FunctionDecl *Wrapper,
+                                const std::vector<const Stmt *> &Statements, StringRef Name,
+                                StringRef What, std::string &Why) const {
     FunctionTypeLoc Proto = Wrapper->getFunctionTypeLoc();
     std::optional<TextRange> Params =
         Proto ? Text.node(SourceRange(Proto.getLParenLoc(), Proto.getRParenLoc())) : std::nullopt;
@@ -170,8 +171,8 @@ std::optional<std::string> SectionEmitter::effectsFunction(
               "' does more than its operation, and its definition is written through a macro";
         return std::nullopt;
     }
-    std::string Out = "/* rcl: what wrapper '" + Wrapper->getNameAsString() + "' does " +
-                      What.str() + ". */\n";
+    std::string Out =
+        "/* rcl: what wrapper '" + Wrapper->getNameAsString() + "' does " + What.str() + ". */\n";
     Out += "static void " + Name.str() + Text.text(*Params).str() + "\n{\n";
     for (const ParmVarDecl *Param : Wrapper->parameters())
         if (Param->getIdentifier()) Out += "    (void)" + Param->getNameAsString() + ";\n";

@@ -775,12 +775,11 @@ void SectionFinder::findExits(CriticalSection &CS) {
             Node = Return;
             P = parent(Return);
             Jump = "return 0;";
-            CS.Notes.push_back({"returns 0 where it returned " +
-                                    Unlock->getDirectCallee()->getNameAsString() +
-                                    "'s result (line " +
-                                    std::to_string(lineOf(Unlock->getBeginLoc())) +
-                                    "): what a delegated unlock, which does not fail, returns",
-                                Unlock->getBeginLoc()});
+            CS.Notes.push_back(
+                {"returns 0 where it returned " + Unlock->getDirectCallee()->getNameAsString() +
+                     "'s result (line " + std::to_string(lineOf(Unlock->getBeginLoc())) +
+                     "): what a delegated unlock, which does not fail, returns",
+                 Unlock->getBeginLoc()});
         } else if (const DoStmt *Do = unlockAndLeaveMacro(Node, P, Jump)) {
             Node = Do;
             P = parent(Do);

@@ -156,8 +156,8 @@ class SuccessPath {
         }
         if (const auto *Decl = dyn_cast<DeclStmt>(S)) return declaration(Decl);
         // `if (1) { ... }`, `if (isthreaded)` with `#define isthreaded true`: the branch taken.
-        if (const auto *If = dyn_cast<IfStmt>(S); If && !If->getInit() &&
-                                                  !If->getConditionVariable()) {
+        if (const auto *If = dyn_cast<IfStmt>(S);
+            If && !If->getInit() && !If->getConditionVariable()) {
             ResultSource Constant;
             std::optional<int64_t> V = valueOnSuccess(If->getCond(), Constant);
             if (V && !Constant.Call) {
@@ -220,8 +220,8 @@ class SuccessPath {
         for (const clang::Decl *D : Decl->decls()) {
             const auto *Var = dyn_cast<VarDecl>(D);
             if (!Var || !Var->hasLocalStorage() || Var->getType()->isVariablyModifiedType())
-                return fail("it declares '" +
-                            (Var ? Var->getNameAsString() : std::string("?")) + "'");
+                return fail("it declares '" + (Var ? Var->getNameAsString() : std::string("?")) +
+                            "'");
             Locals.push_back(Var);
             const Expr *Init = Var->getInit();
             if (!Init) continue;
@@ -261,7 +261,7 @@ class SuccessPath {
     const LockApi &Api;
     WrapperSummary &Out;
     StringRef Expected;
-    const VarDecl *Stored = nullptr;   ///< the local the operation's result went to
+    const VarDecl *Stored = nullptr;     ///< the local the operation's result went to
     std::vector<const VarDecl *> Locals; ///< the wrapper's locals declared so far
     std::vector<std::pair<const VarDecl *, int64_t>> Known; ///< locals with a constant value
     bool Returned = false;

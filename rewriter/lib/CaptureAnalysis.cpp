@@ -203,6 +203,10 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
         Parts.push_back(CS.Mutex.Operand);
     }
     if (CS.Mutex.Through) Parts.push_back(CS.Mutex.Through);
+    // An optional lock's condition is tested once, before the section (and decides whether it
+    // delegates): the unlock's test must see the same value, so nothing it reads may change.
+    if (CS.Mutex.Guard) Parts.push_back(CS.Mutex.Guard);
+    if (CS.Mutex.WrapperGuard) Parts.push_back(CS.Mutex.WrapperGuard);
     for (const Expr *Part : Parts) {
         if (!Part) continue;
         if (Part->HasSideEffects(Ctx))
@@ -211,13 +215,44 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
         walk(Part, [&](const Stmt *S) {
             if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
                 if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
-                    if (!isa<ParmVarDecl>(Var) || Part != CS.Mutex.Through)
+                    if (!isa<ParmVarDecl>(Var) ||
+                        (Part != CS.Mutex.Through && Part != CS.Mutex.WrapperGuard))
                         if (!addressOnly(Ref) && Written.count(Var) && Changed.empty())
                             Changed = Var->getNameAsString();
         });
         if (!Changed.empty())
             return refuse(CS,
                           "the lock expression depends on '" + Changed +
+                              "', which the critical section may modify",
+                          LockAt);
+    }
+    // A condition may also read memory through a pointer (`pcm->lock_enabled`, `f->thlock`): a
+    // section that assigns such a field (of any object: the tool does not follow pointers)
+    // could make the unlock's test disagree with the lock's.
+    for (const Expr *Guard : {CS.Mutex.Guard, CS.Mutex.WrapperGuard}) {
+        if (!Guard) continue;
+        std::set<const ValueDecl *> Fields;
+        walk(Guard, [&](const Stmt *S) {
+            if (const auto *Member = dyn_cast<MemberExpr>(S))
+                Fields.insert(Member->getMemberDecl());
+        });
+        std::string Changed;
+        auto assigned = [&](const Expr *Target) {
+            const auto *Member = dyn_cast<MemberExpr>(Target->IgnoreParenImpCasts());
+            if (Member && Fields.count(Member->getMemberDecl()) && Changed.empty())
+                Changed = Member->getMemberDecl()->getNameAsString();
+        };
+        for (unsigned K = CS.FirstIndex; K <= CS.LastIndex; ++K)
+            walk(CS.Block->body_begin()[K], [&](const Stmt *S) {
+                if (const auto *Op = dyn_cast<BinaryOperator>(S); Op && Op->isAssignmentOp())
+                    assigned(Op->getLHS());
+                if (const auto *Op = dyn_cast<UnaryOperator>(S);
+                    Op && (Op->isIncrementDecrementOp() || Op->getOpcode() == UO_AddrOf))
+                    assigned(Op->getSubExpr());
+            });
+        if (!Changed.empty())
+            return refuse(CS,
+                          "the lock's condition depends on '" + Changed +
                               "', which the critical section may modify",
                           LockAt);
     }

@@ -91,15 +91,10 @@ std::optional<std::string> LockApi::wrapperProblem(const CallExpr *Call) const {
     // and where there is none the section runs under the wrappers themselves.
     if (!Callee->hasBody(Def)) return std::nullopt;
     // The definition, along its success path (WrapperModel): the operation on E, reached from
-    // its parameters and file-scope names; an unlock wrapper may do other things first
-    // (unlockEffects).
+    // its parameters and file-scope names, possibly under a condition of the same kind; an
+    // unlock wrapper may do other things first (unlockEffects).
     WrapperSummary S = summary(Def, *Op);
     if (S.Problem) return S.Problem;
-    if (S.Guard)
-        return What + " " + Kind + "s only under a condition (line " +
-               std::to_string(Def->getASTContext().getSourceManager().getExpansionLineNumber(
-                   S.Guard->getBeginLoc())) +
-               ")";
     if (*Op == LockOp::Lock ? S.hasEffects() : !S.After.empty())
         return What + " does more than " + Kind +
                " its first argument (its definition would have to run inside the delegated "
@@ -131,6 +126,7 @@ MutexRef LockApi::mutexOf(const CallExpr *Call, LockOp Op) const {
     }
     WrapperSummary S = summary(Def, Op);
     if (!S.Mutex) return M;
+    M.WrapperGuard = S.Guard;
     // `my_lock(pthread_mutex_t *m) { pthread_mutex_lock(m); }`: the argument is the mutex.
     if (const auto *Ref = dyn_cast<DeclRefExpr>(S.Mutex))
         if (Def->getNumParams() > 0 && Ref->getDecl() == Def->getParamDecl(0)) return M;
@@ -280,6 +276,16 @@ std::string mutexExpression(const MutexRef &Mutex, const std::vector<std::string
     return Out;
 }
 
+std::string wrapperGuardExpression(const MutexRef &Mutex, const std::vector<std::string> &ArgTexts,
+                                   const ASTContext &Ctx) {
+    if (!Mutex.WrapperGuard) return "";
+    std::string Out;
+    llvm::raw_string_ostream OS(Out);
+    SubstituteParameters Helper(ArgTexts);
+    Mutex.WrapperGuard->printPretty(OS, &Helper, Ctx.getPrintingPolicy());
+    return Out;
+}
+
 std::string lockName(const MutexRef &Mutex, const ASTContext &Ctx) {
     if (!Mutex.Remote.empty()) {
         // Constants a wrapper takes for its messages (`__FILE__`, `__LINE__`) name no lock.
@@ -303,6 +309,14 @@ bool sameMutex(const MutexRef &A, const MutexRef &B, const ASTContext &Ctx) {
         return A.Call && B.Call && I < A.Call->getNumArgs() && I < B.Call->getNumArgs() &&
                sameLvalue(A.Call->getArg(I), B.Call->getArg(I), Ctx);
     };
+    // Wrappers that lock only under a condition pair up when it is the same condition of the
+    // same arguments (the lock is released exactly when it was taken).
+    if (A.WrapperGuard || B.WrapperGuard) {
+        if (!A.WrapperGuard || !B.WrapperGuard || !sameLvalue(A.WrapperGuard, B.WrapperGuard, Ctx))
+            return false;
+        for (unsigned I : parametersUsed(A.WrapperGuard))
+            if (!sameArgument(I)) return false;
+    }
     if (!A.Remote.empty() || !B.Remote.empty()) {
         bool Paired = A.Remote == B.Remote ||
                       std::find(A.Partners.begin(), A.Partners.end(), B.Remote) != A.Partners.end();
@@ -342,6 +356,38 @@ const CallExpr *LockApi::asOperationStatement(const Stmt *S) const {
         if (Cast->getType()->isVoidType()) E = Cast->getSubExpr()->IgnoreParens();
     const auto *Call = dyn_cast<CallExpr>(E);
     if (!Call || !classify(Call)) return nullptr;
+    return Call;
+}
+
+const CallExpr *LockApi::guardedOperationStatement(const Stmt *S, const Expr *&Guard,
+                                                   bool *Checked) const {
+    // A macro's `do { if (G) op; } while (0)` or `{ if (G) op; }`.
+    if (const auto *Do = dyn_cast_or_null<DoStmt>(S)) {
+        const auto *Zero = dyn_cast<IntegerLiteral>(Do->getCond()->IgnoreParenImpCasts());
+        if (!Zero || Zero->getValue() != 0) return nullptr;
+        S = Do->getBody();
+    }
+    if (const auto *Block = dyn_cast_or_null<CompoundStmt>(S)) {
+        if (Block->size() != 1) return nullptr;
+        S = Block->body_front();
+    }
+    const auto *If = dyn_cast_or_null<IfStmt>(S);
+    if (!If || If->getElse() || If->getInit() || If->getConditionVariable()) return nullptr;
+    const Stmt *Then = If->getThen();
+    if (const auto *Block = dyn_cast<CompoundStmt>(Then); Block && Block->size() == 1)
+        Then = Block->body_front();
+    const CallExpr *Call = asOperationStatement(Then);
+    if (Checked) *Checked = false;
+    if (!Call && (Call = checkedOperationStatement(Then)) && Checked) *Checked = true;
+    std::optional<LockOp> Op = Call ? classify(Call) : std::nullopt;
+    if (!Op || (*Op != LockOp::Lock && *Op != LockOp::Unlock) ||
+        If->getCond()->HasSideEffects(Call->getDirectCallee()->getASTContext()))
+        return nullptr;
+    // The condition must not read what the operation returns.
+    bool Contains = false;
+    walk(If->getCond(), [&](const Stmt *N) { Contains |= N == Call; });
+    if (Contains) return nullptr;
+    Guard = If->getCond()->IgnoreParenImpCasts();
     return Call;
 }
 

@@ -60,6 +60,17 @@ struct MutexRef {
     /// mutex (sameMutex).
     std::string Remote;
     std::vector<std::string> Partners;
+    /// The condition an operation of a section is written under (`if (p->lock)
+    /// apr_thread_mutex_lock(p->lock);`, APR's file_lock): the section's lock and every unlock
+    /// of it must be written under the same condition; the converted section delegates when it
+    /// holds and runs in place when not. Null when unconditional. Not part of the mutex's
+    /// identity (sameMutex ignores it).
+    const clang::Expr *Guard = nullptr;
+    /// The condition under which a wrapper performs its operation (WrapperSummary::Guard, alsa's
+    /// `if (pcm->lock_enabled && pcm->need_lock) pthread_mutex_lock(&pcm->lock);`), written in
+    /// the wrapper's parameters. Part of the identity: a lock wrapper and an unlock wrapper pair
+    /// up when their conditions are the same expression of the same arguments.
+    const clang::Expr *WrapperGuard = nullptr;
     /// Where the operation is written (for diagnostics).
     clang::SourceLocation loc() const {
         return Operand ? Operand->getBeginLoc()
@@ -116,6 +127,14 @@ class LockApi {
     /// or a macro's `{ f(&m); }`), that call.
     const clang::CallExpr *asOperationStatement(const clang::Stmt *S) const;
 
+    /// If `S` is `if (G) op;` (no else; `op` a statement that only performs a mutex
+    /// operation, possibly checked), also braced or inside a macro's `do { ... } while (0)`, G
+    /// without side effects: the operation's call, and G in Guard. An optional lock (APR's
+    /// `if (f->thlock) apr_thread_mutex_lock(f->thlock);`).
+    const clang::CallExpr *guardedOperationStatement(const clang::Stmt *S,
+                                                     const clang::Expr *&Guard,
+                                                     bool *Checked = nullptr) const;
+
     /// If `S` is a statement that performs a mutex operation and, only when the operation
     /// fails (returns non-zero), something else, that call. The forms real code writes, also
     /// from its lock macros: `if (op(&m)) F;`, `if (op(&m) != 0) F;` (no else, no label in F),
@@ -166,6 +185,11 @@ std::string lockName(const clang::Expr *MutexOperand, const clang::ASTContext &C
 /// parameters replaced by the call's arguments (`L.mutex`, `stats_lock`); for a remote wrapper,
 /// the lock wrapper's call (`item_lock(hv)`).
 std::string lockName(const MutexRef &Mutex, const clang::ASTContext &Ctx);
+
+/// The condition under which Mutex's wrapper operates (MutexRef::WrapperGuard), to evaluate at
+/// a call site given the call's arguments as written there.
+std::string wrapperGuardExpression(const MutexRef &Mutex, const std::vector<std::string> &ArgTexts,
+                                   const clang::ASTContext &Ctx);
 
 /// The pointer expression of Mutex, to evaluate at a call site, given the call's arguments as
 /// written there: the first argument, or the wrapper body's operand printed with each parameter

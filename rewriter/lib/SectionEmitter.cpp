@@ -334,6 +334,18 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
                "), rcl_local_result = " + Name + "(" + CtxArg + "), " + Unlock +
                ", rcl_local_result))";
     }
+    // An optional lock (a condition in the section, `if (f->thlock) lock(f->thlock);`, or in
+    // its wrapper, `if (pcm->lock_enabled) ...`): delegated when the condition holds, run in
+    // place, without any lock, when not, as the original did.
+    std::vector<std::string> Conditions;
+    if (CS.Mutex.Guard) Conditions.push_back(argumentText(CS.Mutex.Guard));
+    if (CS.Mutex.WrapperGuard) Conditions.push_back(wrapperGuardExpression(CS.Mutex, Args, Ctx));
+    if (!Conditions.empty()) {
+        std::string Test;
+        for (const std::string &T : Conditions)
+            Test += (Test.empty() ? "(" : " && (") + T + ")";
+        Call = "(" + Test + " ? " + Call + " : " + Name + "(" + CtxArg + "))";
+    }
     std::vector<const Exit *> Dispatch;
     for (const Exit &E : CS.Exits)
         if (E.Number != 0) Dispatch.push_back(&E);

@@ -167,6 +167,13 @@ std::optional<TextRange> SectionFinder::operationRange(const Stmt *S, const Stmt
 }
 
 bool SectionFinder::isOperationOn(const Stmt *S, LockOp Op, MutexRef Mutex) const {
+    if (Mutex.Guard) {
+        // An optional lock's operations are all written under its condition.
+        const Expr *Guard = nullptr;
+        const CallExpr *Call = Api.guardedOperationStatement(S, Guard);
+        return Call && Api.classify(Call) == Op && sameLvalue(Guard, Mutex.Guard, Ctx) &&
+               sameMutex(Api.mutexOf(Call, Op), Mutex, Ctx);
+    }
     const CallExpr *Call = Api.asOperationStatement(S);
     if (!Call && Op == LockOp::Unlock) Call = checkedUnlock(S);
     return Call && Api.classify(Call) == Op && sameMutex(Api.mutexOf(Call, Op), Mutex, Ctx);
@@ -223,8 +230,16 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
             const CallExpr *Call = Api.asOperationStatement(Labelled);
             bool Checked = false;
             const VarDecl *Stored = nullptr;
+            const Expr *Guard = nullptr;
             unsigned Skip = 0;
             if (!Call && (Call = checkedLock(Labelled))) Checked = true;
+            // `if (f->thlock) apr_thread_mutex_lock(f->thlock);`: an optional lock.
+            if (!Call && (Call = Api.guardedOperationStatement(Labelled, Guard, &Checked)) &&
+                Api.classify(Call) != LockOp::Lock) {
+                Call = nullptr;
+                Guard = nullptr;
+                Checked = false;
+            }
             if (!Call && (Call = storedLock(Labelled, Stored)) && Index + 1 < Block->size()) {
                 // `rc = pthread_mutex_lock(&m); if (rc) return rc;`: the check goes too.
                 ResultSource Src{{}, Stored};
@@ -232,9 +247,11 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
                     !Src.Call)
                     Skip = 1;
             }
-            if (Call && Api.classify(Call) == LockOp::Lock) {
+            // A macro's `do { if (G) lock(m); } while (0)` started a section in the enclosing
+            // block already: its inner block does not start another.
+            if (Call && Api.classify(Call) == LockOp::Lock && !Starts.count(Call)) {
                 Starts.insert(Call);
-                Sections.push_back(build(Fn, Block, Index, Call, Labelled, Skip));
+                Sections.push_back(build(Fn, Block, Index, Call, Labelled, Skip, Guard));
                 CriticalSection &CS = Sections.back();
                 if (Stored && !CS.Refused) storeSuccess(CS, Labelled, Stored);
                 if ((Checked || Stored) && !CS.Refused) noteDroppedCheck(CS, Call, Stored);
@@ -439,7 +456,7 @@ std::optional<CriticalSection> SectionFinder::syncBlock(const FunctionDecl *Fn, 
 
 CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt *Block,
                                      unsigned LockIndex, const CallExpr *LockCall,
-                                     const Stmt *LockStmtNode, unsigned Skip) {
+                                     const Stmt *LockStmtNode, unsigned Skip, const Expr *Guard) {
     CriticalSection CS;
     CS.Function = Fn;
     CS.Block = Block;
@@ -447,6 +464,7 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
     CS.FirstIndex = LockIndex + 1 + Skip;
     CS.LockCall = LockCall;
     CS.Mutex = Api.mutexOf(LockCall, LockOp::Lock);
+    CS.Mutex.Guard = Guard;
     CS.LockName = lockName(CS.Mutex, Ctx);
     CS.LockOffset = Text.expansionOffset(LockCall->getBeginLoc()).value_or(0);
     SourceLocation Where = LockCall->getBeginLoc();
@@ -492,6 +510,21 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
             Last = K;
             break;
         }
+    }
+    if (!Last && CS.Mutex.Guard) {
+        // Released without the condition it was taken under (or not at all in this block).
+        std::vector<const CallExpr *> Unlocks;
+        for (unsigned K = CS.FirstIndex; K < Block->size(); ++K)
+            collectCalls(Block->body_begin()[K], LockOp::Unlock, CS.Mutex, Unlocks);
+        for (const CallExpr *U : Unlocks)
+            if (!guardedUnlock(CS, U)) {
+                CS.Refused = refuse(
+                    "the lock is taken only under a condition (line " +
+                        std::to_string(lineOf(Guard->getBeginLoc())) + ") and released at line " +
+                        std::to_string(lineOf(U->getBeginLoc())) + " without that condition",
+                    U->getBeginLoc());
+                return CS;
+            }
     }
     if (!Last) {
         if (std::optional<unsigned> Loop = workerLoop(CS, Block))
@@ -670,6 +703,24 @@ std::string SectionFinder::unpairedUnlock(const CriticalSection &CS,
     return Out;
 }
 
+const Stmt *SectionFinder::guardedUnlock(const CriticalSection &CS, const CallExpr *Unlock) const {
+    // The call, braced or not, under `if (G)`, possibly in a macro's `do { ... } while (0)`.
+    const Stmt *Up = parent(Unlock);
+    while (Up && isa<ParenExpr, CStyleCastExpr, CompoundStmt>(Up))
+        Up = parent(Up);
+    const Expr *Guard = nullptr;
+    if (!Up || Api.guardedOperationStatement(Up, Guard) != Unlock ||
+        !sameLvalue(Guard, CS.Mutex.Guard, Ctx))
+        return nullptr;
+    const Stmt *Out = Up;
+    const Stmt *Braces = parent(Up);
+    if (const auto *Block = dyn_cast_or_null<CompoundStmt>(Braces); Block && Block->size() == 1)
+        if (const auto *Do = dyn_cast_or_null<DoStmt>(parent(Block));
+            Do && Api.guardedOperationStatement(Do, Guard) == Unlock)
+            Out = Do;
+    return Out;
+}
+
 bool SectionFinder::noteEffects(CriticalSection &CS, const CallExpr *Unlock, TextRange Statement) {
     const FunctionDecl *Wrapper = Unlock ? Api.unlockEffects(Unlock) : nullptr;
     if (!Wrapper) return true;
@@ -763,6 +814,21 @@ void SectionFinder::findExits(CriticalSection &CS) {
             Node = Checked;
             P = parent(Checked);
             noteDroppedCheck(CS, Unlock);
+        }
+        // An optional lock's unlock: the whole `if (G) unlock;` is the exit's unlock.
+        if (CS.Mutex.Guard) {
+            const Stmt *Guarded = guardedUnlock(CS, Unlock);
+            if (!Guarded) {
+                CS.Refused = refuse("the lock is taken only under a condition (line " +
+                                        std::to_string(lineOf(CS.Mutex.Guard->getBeginLoc())) +
+                                        ") and released at line " +
+                                        std::to_string(lineOf(Unlock->getBeginLoc())) +
+                                        " without that condition",
+                                    Unlock->getBeginLoc());
+                return;
+            }
+            Node = Guarded;
+            P = parent(Guarded);
         }
         // `#define UNLOCK_RETURN(m, v) do { pthread_mutex_unlock(m); return (v); } while (0)`:
         // the macro's use is the exit, and what follows the unlock in it runs in the caller.

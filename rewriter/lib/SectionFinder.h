@@ -34,7 +34,13 @@ class SectionFinder {
   private:
     CriticalSection build(const clang::FunctionDecl *Fn, const clang::CompoundStmt *Block,
                           unsigned LockIndex, const clang::CallExpr *LockCall,
-                          const clang::Stmt *LockStmtNode, unsigned Skip = 0);
+                          const clang::Stmt *LockStmtNode, unsigned Skip = 0,
+                          const clang::Expr *Guard = nullptr);
+    /// For a section whose lock is written under a condition (MutexRef::Guard): the outermost
+    /// statement around Unlock that is that unlock under the same condition (`if (G) unlock;`,
+    /// braced, in a macro's do-while), or null.
+    const clang::Stmt *guardedUnlock(const CriticalSection &CS,
+                                     const clang::CallExpr *Unlock) const;
     void findExits(CriticalSection &CS);
     /// A synchronized-block macro's loop (CriticalSection::Sync): the section of its guarded
     /// block, or nothing when F is not one.

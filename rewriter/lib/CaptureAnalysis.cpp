@@ -65,10 +65,14 @@ const Stmt *CaptureAnalysis::parent(const Stmt *S) const {
     return Parents.empty() ? nullptr : Parents[0].get<Stmt>();
 }
 
-void CaptureAnalysis::refuse(CriticalSection &CS, std::string Reason, SourceLocation Loc) {
+void CaptureAnalysis::refuse(CriticalSection &CS, std::string Reason, SourceLocation Loc,
+                             Resolution Resolve) {
     // The first reason stands, except a wait for other files' facts, which a reason no facts
     // could lift replaces (the section then needs no second compile).
-    if (!CS.Refused || CS.Refused->WaitsForFacts) CS.Refused = Refusal{std::move(Reason), Loc};
+    if (!CS.Refused || CS.Refused->WaitsForFacts) {
+        CS.Refused = Refusal{std::move(Reason), Loc};
+        CS.Refused->Resolve = Resolve;
+    }
 }
 
 bool CaptureAnalysis::excluded(const CriticalSection &CS, unsigned Offset) const {
@@ -402,7 +406,8 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
             QualType T = Var->getType();
             std::optional<TextRange> DeclRange = Text.statement(DS);
             if (!DeclRange)
-                return refuse(CS, "declaration written inside a macro", Var->getLocation());
+                return refuse(CS, "declaration written inside a macro", Var->getLocation(),
+                              Resolution::ExpandMacros);
             Hoist H{Var, *DeclRange};
             // `const` goes (the hoisted variable is assigned once, in place; nothing else writes
             // it, or the original would not have compiled). A const array stays refused.
@@ -416,7 +421,8 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
                               Var->getLocation());
             std::optional<TextRange> Init = Text.node(Var->getInit()->getSourceRange());
             if (!Init || Init->Begin <= DeclRange->Begin || Init->End >= DeclRange->End)
-                return refuse(CS, "declaration written inside a macro", Var->getLocation());
+                return refuse(CS, "declaration written inside a macro", Var->getLocation(),
+                              Resolution::ExpandMacros);
             // A compound literal of the variable's type holds a brace initializer where an
             // assignment cannot: `s = (struct p){x, y};`, an array copied with
             // `__builtin_memcpy(a, (int[3]){x, y, z}, sizeof a)`. (An array's other initializer,
@@ -503,7 +509,7 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
                 if (!Offset)
                     return refuse(CS,
                                   "'" + Var->getNameAsString() + "' is used inside a macro body",
-                                  Ref->getLocation());
+                                  Ref->getLocation(), Resolution::ExpandMacros);
                 unsigned Length = Var->getName().size();
                 // `s.f` reads better as `rcl_ctx->s->f` than as `(*rcl_ctx->s).f`.
                 const auto *Member = dyn_cast_or_null<MemberExpr>(parent(Ref));
@@ -543,7 +549,7 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
                 return refuse(CS,
                               "the name of unlock wrapper '" + U.Wrapper->getNameAsString() +
                                   "' is written inside a macro body",
-                              U.Call->getBeginLoc());
+                              U.Call->getBeginLoc(), Resolution::ExpandMacros);
             calleeHazards(CS, U.Wrapper, U.Call->getBeginLoc());
             CS.BodyEdits.push_back({*At, static_cast<unsigned>(U.Wrapper->getName().size()),
                                     effectsFunctionName(U.Wrapper)});

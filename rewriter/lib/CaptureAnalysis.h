@@ -71,7 +71,8 @@ class CaptureAnalysis {
     /// A goto from the section to a label after it whose first statement unlocks the
     /// section's mutex: recorded as an exit (CriticalSection::UnlockedLabels).
     bool gotoReleasingLabel(CriticalSection &CS, const clang::GotoStmt *Goto);
-    void refuse(CriticalSection &CS, std::string Reason, clang::SourceLocation Loc);
+    void refuse(CriticalSection &CS, std::string Reason, clang::SourceLocation Loc,
+                Resolution Resolve = Resolution::None);
 
     clang::ASTContext &Ctx;
     const LockApi &Api;

@@ -2,6 +2,7 @@
 #ifndef RCL_REWRITER_CRITICALSECTION_H
 #define RCL_REWRITER_CRITICALSECTION_H
 
+#include "CopyResolution.h"
 #include "LockApi.h"
 #include "SourceText.h"
 #include "clang/AST/Decl.h"
@@ -25,6 +26,8 @@ struct Refusal {
     /// callees reach (not only the one the reason names), for `rcl build` to find the files
     /// whose facts it still has to record.
     std::vector<std::string> UnknownCallees = {};
+    /// What rcl-cc's copy could make explicit for the section to convert (CopyResolution).
+    Resolution Resolve = Resolution::None;
 };
 
 /// One way control leaves a critical section other than by its last statement: an unlock

@@ -2,6 +2,7 @@
 #include "RewriteAction.h"
 
 #include "CaptureAnalysis.h"
+#include "CopyResolution.h"
 #include "SectionEmitter.h"
 #include "SectionFinder.h"
 #include "StmtWalk.h"
@@ -21,7 +22,8 @@ namespace {
 /// Rewrites the critical sections of one translation unit's main file.
 class RewriteConsumer : public ASTConsumer {
   public:
-    explicit RewriteConsumer(RewriteSession &Session) : Session(Session) {}
+    RewriteConsumer(RewriteSession &Session, std::unique_ptr<PreprocessorTrace> Trace)
+        : Session(Session), Trace(std::move(Trace)) {}
 
     void HandleTranslationUnit(ASTContext &Ctx) override {
         if (Ctx.getDiagnostics().hasErrorOccurred()) return;
@@ -38,6 +40,7 @@ class RewriteConsumer : public ASTConsumer {
         }
         if (!Session.Done.insert(Real).second) return;
         Session.MainFiles[Real] = Given;
+        if (Trace) Trace->finish();
         SourceText Text(SM, Ctx.getLangOpts(), Main);
         auto Spelling = Session.Spellings.find(Given);
         SectionEmitter Emitter(Ctx, Text, Session.LineDirectives,
@@ -88,6 +91,18 @@ class RewriteConsumer : public ASTConsumer {
             std::string Resume = Emitter.lineDirective(Text.line(Offset));
             Inserts.push_back({Offset, Definitions + (Resume.empty() ? "" : Resume.substr(1))});
         }
+        // rcl-cc's copy: what the preprocessor made of the refused sections' macros and
+        // conditionals, written out; the unit is read again on that text (the driver).
+        if (Trace && !Needs.empty()) {
+            std::vector<TextEdit> Resolution = resolution(Ctx, Text);
+            if (!Resolution.empty()) {
+                Session.Resolved[Real] = applyResolution(Text.code(), std::move(Resolution));
+                Session.Done.erase(Real);
+                Session.Findings.dropFile(Given);
+                return;
+            }
+        }
+        flushDiagnostics();
         std::vector<clang::tooling::Replacement> Getters = pairGetters(Ctx, Text, Emitter, Real);
         if (Inserts.empty() && Getters.empty()) return;
         clang::tooling::Replacements &Edits = Session.Edits[Real];
@@ -154,6 +169,46 @@ class RewriteConsumer : public ASTConsumer {
     }
 
   private:
+    /// The edits of rcl-cc's copy for the refused sections that asked for one (Needs): each
+    /// macro use holding the section's lock, one of its unlocks or the refusal's place, and
+    /// each preprocessor conditional inside the function.
+    std::vector<TextEdit> resolution(ASTContext &Ctx, const SourceText &Text) {
+        std::vector<TextEdit> Out;
+        std::set<unsigned> Expanded;
+        auto expand = [&](SourceLocation Loc) {
+            if (!Loc.isMacroID()) return;
+            if (std::optional<TextEdit> E = Trace->expansion(Loc))
+                if (Expanded.insert(E->Offset).second) Out.push_back(*E);
+        };
+        for (const Need &N : Needs) {
+            if (N.Kind == Resolution::DropConditionals) {
+                std::optional<unsigned> Begin = Text.expansionOffset(N.Function->getBeginLoc());
+                std::optional<unsigned> End = Text.expansionOffset(N.Function->getEndLoc());
+                if (Begin && End)
+                    for (TextEdit &E : Trace->conditionalsWithin({*Begin, *End + 1}))
+                        Out.push_back(std::move(E));
+                continue;
+            }
+            expand(N.Where);
+            if (!N.Lock) continue;
+            expand(N.Lock->getBeginLoc());
+            MutexRef Mutex = Session.Api.mutexOf(N.Lock, LockOp::Lock);
+            walk(N.Function->getBody(), [&](const Stmt *S) {
+                const auto *Call = dyn_cast<CallExpr>(S);
+                if (!Call || Session.Api.classify(Call) != LockOp::Unlock) return;
+                if (sameMutex(Session.Api.mutexOf(Call, LockOp::Unlock), Mutex, Ctx))
+                    expand(Call->getBeginLoc());
+            });
+        }
+        // Conditionals and expansions never overlap (a macro use holds no directive).
+        return Out;
+    }
+
+    void flushDiagnostics() {
+        llvm::errs() << Diagnostics;
+        Diagnostics.clear();
+    }
+
     /// For each declared wrapper pair defined in this file whose lock and unlock are exactly a
     /// lock and an unlock of one mutex expression (LockApi::pairMutex) of a first argument that
     /// is not itself the mutex pointer: the mutex getter that other units' converted sections
@@ -251,8 +306,9 @@ class RewriteConsumer : public ASTConsumer {
             const SourceManager &SM = Text.sourceManager();
             PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Why->Loc));
             if (!Session.Quiet && P.isValid())
-                llvm::errs() << P.getFilename() << ":" << P.getLine() << ":" << P.getColumn()
-                             << ": rcl: cannot convert critical section: " << Why->Reason << "\n";
+                llvm::raw_string_ostream(Diagnostics)
+                    << P.getFilename() << ":" << P.getLine() << ":" << P.getColumn()
+                    << ": rcl: cannot convert critical section: " << Why->Reason << "\n";
         }
         if (CS) {
             const SourceManager &SM = Text.sourceManager();
@@ -260,8 +316,9 @@ class RewriteConsumer : public ASTConsumer {
                 R.Notes.push_back(N.Text);
                 PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(N.Loc));
                 if (!Session.Quiet && P.isValid())
-                    llvm::errs() << P.getFilename() << ":" << P.getLine() << ":" << P.getColumn()
-                                 << ": rcl: note: converted critical section " << N.Text << "\n";
+                    llvm::raw_string_ostream(Diagnostics)
+                        << P.getFilename() << ":" << P.getLine() << ":" << P.getColumn()
+                        << ": rcl: note: converted critical section " << N.Text << "\n";
             }
             R.Captures = CS->Captures.size();
             for (const Exit &E : CS->Exits)
@@ -283,13 +340,15 @@ class RewriteConsumer : public ASTConsumer {
         Finder.find(Fn, Sections, Others);
         if (SourceLocation Body = Fn->getBody()->getBeginLoc(); Body.isMacroID())
             for (CriticalSection &CS : Sections)
-                if (!CS.Refused)
+                if (!CS.Refused) {
                     CS.Refused = Refusal{"the function's body is written by macro '" +
                                              Lexer::getImmediateMacroName(
                                                  Body, Ctx.getSourceManager(), Ctx.getLangOpts())
                                                  .str() +
                                              "', whose text the tool does not edit",
                                          CS.LockCall->getBeginLoc()};
+                    CS.Refused->Resolve = Resolution::ExpandMacros;
+                }
         if (Sections.empty() && Others.empty()) return "";
         CaptureAnalysis Analysis(Ctx, Session.Api, Text, Callees, Session.NoNestedLocks, Fn);
         std::vector<TextRange> Converted;
@@ -357,6 +416,8 @@ class RewriteConsumer : public ASTConsumer {
                 }
             }
             if (CS.Refused) {
+                if (CS.Refused->Resolve != Resolution::None)
+                    Needs.push_back({Fn, CS.Refused->Resolve, CS.LockCall, CS.Refused->Loc});
                 record(Text, Given, CS.LockName, CS.LockOffset, Fn, SectionRecord::Refused,
                        &*CS.Refused, nullptr);
                 continue;
@@ -387,9 +448,12 @@ class RewriteConsumer : public ASTConsumer {
             if (Nested)
                 record(Text, Given, Site.LockName, Site.Offset, Fn, SectionRecord::Nested, nullptr,
                        nullptr);
-            else
+            else {
+                if (Site.Why.Resolve != Resolution::None)
+                    Needs.push_back({Fn, Site.Why.Resolve, nullptr, Site.Why.Loc});
                 record(Text, Given, Site.LockName, Site.Offset, Fn, SectionRecord::Refused,
                        &Site.Why, nullptr);
+            }
         }
         return Definitions;
     }
@@ -416,6 +480,19 @@ class RewriteConsumer : public ASTConsumer {
     }
 
     RewriteSession &Session;
+    /// With --resolve-copy, on the first reading of a unit: its preprocessing (CopyResolution).
+    std::unique_ptr<PreprocessorTrace> Trace;
+    /// A refused section that rcl-cc's copy could make convertible (Refusal::Resolve): its
+    /// function, what it needs, its lock call (none for a lock inside an expression) and where
+    /// it was refused.
+    struct Need {
+        const FunctionDecl *Function;
+        Resolution Kind;
+        const CallExpr *Lock;
+        SourceLocation Where;
+    };
+    std::vector<Need> Needs;
+    std::string Diagnostics; ///< printed once the unit is done (not when it is read again)
     std::vector<TextRange> RemovedText;    ///< of this translation unit's converted sections
     std::set<std::string> GettersDeclared; ///< remote pairs whose getter this unit declares
     std::set<const FunctionDecl *> EffectsEmitted; ///< unlock wrappers copied in this TU
@@ -428,8 +505,14 @@ class RewriteConsumer : public ASTConsumer {
 class RewriteAction : public ASTFrontendAction {
   public:
     explicit RewriteAction(RewriteSession &Session) : Session(Session) {}
-    std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &, StringRef) override {
-        return std::make_unique<RewriteConsumer>(Session);
+    std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI, StringRef) override {
+        // The preprocessing is recorded on a unit's first reading only: a copy resolved once is
+        // not resolved again.
+        std::unique_ptr<PreprocessorTrace> Trace;
+        if (Session.ResolveCopy && !Session.ReadingResolved && !Session.FactsOnly &&
+            CI.hasPreprocessor())
+            Trace = std::make_unique<PreprocessorTrace>(CI.getPreprocessor());
+        return std::make_unique<RewriteConsumer>(Session, std::move(Trace));
     }
 
   private:

@@ -18,7 +18,7 @@ void SectionFinder::storeSuccess(CriticalSection &CS, const Stmt *LockStmt, cons
         std::optional<TextRange> Whole = Text.statement(Decl);
         std::optional<unsigned> Init = Text.expansionOffset(Var->getInit()->getBeginLoc());
         if (!Whole || !Init || *Init <= Whole->Begin || *Init >= Whole->End) {
-            CS.Refused = refuse(insideMacro(LockStmt->getBeginLoc()), LockStmt->getBeginLoc());
+            CS.Refused = refuseInMacro(insideMacro(LockStmt->getBeginLoc()), LockStmt->getBeginLoc());
             return;
         }
         // `(void)rc;`: where the dropped check was rc's only use, -Wunused-variable (and
@@ -313,10 +313,10 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
             else
                 // `for (i = 0; i ? (unlock(&m), 0) : (lock(&m), 1); i = 1)`: a synchronized
                 // block macro; its lock and unlock are operands of expressions.
-                Site.Why =
-                    refuse("the lock is taken inside an expression" +
-                               macroNote(Call->getBeginLoc()) + ", not as a statement of a block",
-                           Site.Loc);
+                Site.Why = refuseInMacro("the lock is taken inside an expression" +
+                                             macroNote(Call->getBeginLoc()) +
+                                             ", not as a statement of a block",
+                                         Site.Loc);
         }
         Others.push_back(std::move(Site));
     });
@@ -493,7 +493,7 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
                 if (!At || *At >= CS.FinalUnlock->Begin) CS.FinalUnlock.reset();
             }
             if (!CS.FinalUnlock) {
-                CS.Refused = refuse(insideMacro(Unlock->getBeginLoc()), Unlock->getBeginLoc());
+                CS.Refused = refuseInMacro(insideMacro(Unlock->getBeginLoc()), Unlock->getBeginLoc());
                 return CS;
             }
             if (const CallExpr *Checked = checkedUnlock(Unlock)) {
@@ -553,7 +553,7 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
             LockStmt.reset();
     }
     if (!LockStmt || !LastStmt || LastStmt->End <= LockStmt->End) {
-        CS.Refused = refuse(insideMacro(Where), Where);
+        CS.Refused = refuseInMacro(insideMacro(Where), Where);
         return CS;
     }
     CS.Whole = {LockStmt->Begin, LastStmt->End};
@@ -566,7 +566,7 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
         if (R && isa<NullStmt>(S)) continue;
         if (!R || !CS.Whole.contains(*R) || R->Begin < LockStmt->End ||
             (K < *Last && R->End > LastStmt->Begin)) {
-            CS.Refused = refuse(insideMacro(Block->body_begin()[K]->getBeginLoc()),
+            CS.Refused = refuseInMacro(insideMacro(Block->body_begin()[K]->getBeginLoc()),
                                 Block->body_begin()[K]->getBeginLoc());
             return CS;
         }
@@ -777,6 +777,7 @@ void SectionFinder::checkDirectives(CriticalSection &CS) const {
                            : "contains a preprocessor directive (" + Directive->second +
                                  " at line " + Line + ") that would move with the critical section",
                        Text.sourceManager().getComposedLoc(Text.file(), Directive->first));
+            if (Conditional) CS.Refused->Resolve = Resolution::DropConditionals;
             return;
         }
 }
@@ -850,7 +851,7 @@ void SectionFinder::findExits(CriticalSection &CS) {
             Node = Do;
             P = parent(Do);
         } else if (!Jump.empty()) {
-            CS.Refused = refuse(Jump, Unlock->getBeginLoc());
+            CS.Refused = refuseInMacro(Jump, Unlock->getBeginLoc());
             return;
         }
         // `l: pthread_mutex_unlock(&m);`, `default: pthread_mutex_unlock(&m);`: the label
@@ -868,7 +869,7 @@ void SectionFinder::findExits(CriticalSection &CS) {
         std::optional<TextRange> NodeRange = operationRange(Node, P);
         if (!NodeRange) {
             CS.Refused =
-                refuse("the unlock is written inside a macro expansion", Unlock->getBeginLoc());
+                refuseInMacro("the unlock is written inside a macro expansion", Unlock->getBeginLoc());
             return;
         }
         if (!noteEffects(CS, Unlock, *NodeRange)) return;
@@ -901,7 +902,7 @@ void SectionFinder::findExits(CriticalSection &CS) {
                 if (Terminated && isa<SwitchCase, LabelStmt>(*Next)) break;
                 std::optional<TextRange> R = Text.statement(*Next);
                 if (!R) {
-                    CS.Refused = refuse("code after the unlock is written inside a macro expansion",
+                    CS.Refused = refuseInMacro("code after the unlock is written inside a macro expansion",
                                         (*Next)->getBeginLoc());
                     return;
                 }

@@ -101,6 +101,12 @@ class SectionFinder {
     Refusal refuse(std::string Reason, clang::SourceLocation Loc) const {
         return Refusal{std::move(Reason), Loc};
     }
+    /// A refusal for code written inside a macro use, which rcl-cc's copy may expand.
+    Refusal refuseInMacro(std::string Reason, clang::SourceLocation Loc) const {
+        Refusal R{std::move(Reason), Loc};
+        R.Resolve = Resolution::ExpandMacros;
+        return R;
+    }
 
     clang::ASTContext &Ctx;
     const LockApi &Api;

@@ -236,7 +236,9 @@ std::map<std::string, ProjectFacts::Entry> CalleeFacts::exported() {
     return Out;
 }
 
-// File format: one function a line, `name<TAB>hazard<TAB>call,call,...` (hazard may be empty).
+// File format: one function a line, `name<TAB>hazard<TAB>call,call,...` (hazard may be empty);
+// one declared wrapper pair a line, `=pair<TAB>lock/unlock<TAB>why not<TAB>via` (why not and
+// via may be empty).
 
 void ProjectFacts::load(const std::string &Dir) {
     std::error_code EC;
@@ -249,8 +251,12 @@ void ProjectFacts::load(const std::string &Dir) {
         while (!Rest.empty()) {
             llvm::StringRef Line;
             std::tie(Line, Rest) = Rest.split('\n');
-            llvm::SmallVector<llvm::StringRef, 3> Parts;
+            llvm::SmallVector<llvm::StringRef, 4> Parts;
             Line.split(Parts, '\t');
+            if (Parts.size() == 4 && Parts[0] == "=pair") {
+                Pairs[Parts[1].str()] = {Parts[2].str(), Parts[3].str()};
+                continue;
+            }
             if (Parts.size() != 3 || Parts[0].empty()) continue;
             Entry &E = Functions[Parts[0].str()];
             if (E.Hazard.empty()) E.Hazard = Parts[1].str();
@@ -262,13 +268,36 @@ void ProjectFacts::load(const std::string &Dir) {
     }
 }
 
-void ProjectFacts::add(const std::map<std::string, Entry> &Entries) {
+void ProjectFacts::add(const std::map<std::string, Entry> &Entries,
+                       const std::map<std::string, PairFacts> &UnitPairs) {
     for (const auto &[Fn, E] : Entries)
         Functions[Fn] = E;
+    for (const auto &[Key, P] : UnitPairs)
+        Pairs[Key] = P;
+}
+
+std::optional<std::string> ProjectFacts::pairDelegates(const std::string &Lock,
+                                                       const std::string &Unlock,
+                                                       std::string *Missing) const {
+    std::string Key = Lock + "/" + Unlock, Through;
+    for (unsigned Depth = 0; Depth < 8; ++Depth) {
+        auto It = Pairs.find(Key);
+        if (It == Pairs.end()) {
+            if (Missing) *Missing = Key;
+            return std::nullopt;
+        }
+        if (!It->second.WhyNot.empty())
+            return Through.empty() ? It->second.WhyNot
+                                   : "through '" + Through + "': " + It->second.WhyNot;
+        if (It->second.Via.empty()) return std::string();
+        Key = Through = It->second.Via;
+    }
+    return std::string("its wrappers chain to one another without end");
 }
 
 bool ProjectFacts::save(const std::string &Dir, const std::string &Unit,
-                        const std::map<std::string, Entry> &Entries, std::string &Error) {
+                        const std::map<std::string, Entry> &Entries,
+                        const std::map<std::string, PairFacts> &UnitPairs, std::string &Error) {
     if (std::error_code EC = llvm::sys::fs::create_directories(Dir)) {
         Error = "cannot create " + Dir + ": " + EC.message();
         return false;
@@ -294,6 +323,12 @@ bool ProjectFacts::save(const std::string &Dir, const std::string &Unit,
             for (size_t I = 0; I < E.Calls.size(); ++I)
                 OS << (I ? "," : "") << E.Calls[I];
             OS << "\n";
+        }
+        for (const auto &[Key, P] : UnitPairs) {
+            std::string WhyNot = P.WhyNot;
+            for (char &C : WhyNot)
+                if (C == '\t' || C == '\n') C = ' ';
+            OS << "=pair\t" << Key << "\t" << WhyNot << "\t" << P.Via << "\n";
         }
     }
     if (std::error_code EC = llvm::sys::fs::rename(Tmp, Path)) {

@@ -32,13 +32,32 @@ class ProjectFacts {
         std::string Hazard;             ///< reason, with where (empty: none)
         std::vector<std::string> Calls; ///< functions of other units it may call
     };
+    /// A declared wrapper pair whose two definitions are in one unit, keyed `lock/unlock`: what
+    /// the other units' sections through it may do. WhyNot: empty when they delegate (the unit
+    /// writes the pair's mutex getter, or the pair is exactly a lock and an unlock of its first
+    /// argument), else why they cannot (the wrappers do more than lock and unlock). Via: a pair
+    /// (`lock/unlock` of other wrappers) whose getter this pair's getter calls (a wrapper chain:
+    /// `my_lock(l) { plat_lock(l); }`); empty when none.
+    struct PairFacts {
+        std::string WhyNot;
+        std::string Via;
+    };
     /// Reads every *.facts file of Dir (a missing directory is no facts).
     void load(const std::string &Dir);
     /// Adds (or replaces) the facts of one unit just read.
-    void add(const std::map<std::string, Entry> &Entries);
-    /// Replaces Unit's facts file in Dir with Entries (written atomically).
+    void add(const std::map<std::string, Entry> &Entries,
+             const std::map<std::string, PairFacts> &UnitPairs = {});
+    /// Replaces Unit's facts file in Dir with Entries and UnitPairs (written atomically).
     static bool save(const std::string &Dir, const std::string &Unit,
-                     const std::map<std::string, Entry> &Entries, std::string &Error);
+                     const std::map<std::string, Entry> &Entries,
+                     const std::map<std::string, PairFacts> &UnitPairs, std::string &Error);
+    /// For a declared pair defined in another unit: nothing when no unit's facts hold it (or
+    /// a pair it chains to: its `lock/unlock` in Missing); "" when its sections delegate; else
+    /// why they cannot ("through 'plat_lock/plat_unlock': ..." for a chain).
+    std::optional<std::string> pairDelegates(const std::string &Lock, const std::string &Unlock,
+                                             std::string *Missing = nullptr) const;
+    /// Whether Name's facts are known (a function of a unit that was read).
+    bool knows(const std::string &Name) const { return Functions.count(Name) != 0; }
     /// For a function defined in another unit: the first hazard it reaches through the facts,
     /// as "through 'g' <reason>" (or "<reason>" when it is its own); nothing when none is known.
     std::optional<std::string> hazard(const std::string &Name) const;
@@ -61,6 +80,7 @@ class ProjectFacts {
                                                           const std::string &Via)> &Stop) const;
 
     std::map<std::string, Entry> Functions;
+    std::map<std::string, PairFacts> Pairs;
 };
 
 /// Whether Fn is a function of the program, whose facts another unit may hold: not a builtin,

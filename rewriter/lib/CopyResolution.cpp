@@ -41,8 +41,8 @@ class PreprocessorTrace::Callbacks : public PPCallbacks {
     void SourceRangeSkipped(SourceRange Range, SourceLocation) override {
         if (!inMain(Range.getBegin())) return;
         const SourceManager &SM = Trace.PP.getSourceManager();
-        Skipped.push_back({hash(SM.getFileOffset(Range.getBegin())),
-                           SM.getFileOffset(Range.getEnd())});
+        Skipped.push_back(
+            {hash(SM.getFileOffset(Range.getBegin())), SM.getFileOffset(Range.getEnd())});
     }
 
     /// Each skipped range, to the group whose directive starts it.
@@ -124,7 +124,8 @@ std::optional<TextEdit> PreprocessorTrace::expansion(SourceLocation Loc) const {
     if (End <= Begin || End > Code.size()) return std::nullopt;
     llvm::StringRef Written = Code.slice(Begin, End);
     // A directive inside a macro's arguments: what it did cannot be written on one line.
-    for (size_t At = Written.find('\n'); At != llvm::StringRef::npos; At = Written.find('\n', At + 1))
+    for (size_t At = Written.find('\n'); At != llvm::StringRef::npos;
+         At = Written.find('\n', At + 1))
         if (Written.drop_front(At + 1).ltrim(" \t").starts_with("#")) return std::nullopt;
     std::string Text;
     for (const syntax::Token &T : E->Expanded) {
@@ -146,7 +147,8 @@ std::vector<TextEdit> PreprocessorTrace::conditionalsWithin(TextRange R) const {
         for (unsigned At : G.Directives) {
             unsigned End = At;
             while (End < Code.size() && Code[End] != '\n')
-                End += (Code[End] == '\\' && End + 1 < Code.size() && Code[End + 1] == '\n') ? 2 : 1;
+                End +=
+                    (Code[End] == '\\' && End + 1 < Code.size() && Code[End + 1] == '\n') ? 2 : 1;
             Blank.push_back({At, End});
         }
         for (const TextRange &S : G.Skipped)
@@ -163,8 +165,8 @@ std::vector<TextEdit> PreprocessorTrace::conditionalsWithin(TextRange R) const {
     }
     std::vector<TextEdit> Out;
     for (const TextRange &M : Merged)
-        Out.push_back({M.Begin, M.End - M.Begin,
-                       std::string(Code.slice(M.Begin, M.End).count('\n'), '\n')});
+        Out.push_back(
+            {M.Begin, M.End - M.Begin, std::string(Code.slice(M.Begin, M.End).count('\n'), '\n')});
     return Out;
 }
 

@@ -95,6 +95,9 @@ std::optional<std::string> LockApi::wrapperProblem(const CallExpr *Call) const {
     // unlock wrapper may do other things first (unlockEffects).
     WrapperSummary S = summary(Def, *Op);
     if (S.Problem) return S.Problem;
+    // Through another pair's wrappers: the section delegates through this pair's getter, as
+    // in another unit (mutexOf); pairProblem tells whether it is written.
+    if (S.Chain) return std::nullopt;
     if (*Op == LockOp::Lock ? S.hasEffects() : !S.After.empty())
         return What + " does more than " + Kind +
                " its first argument (its definition would have to run inside the delegated "
@@ -114,17 +117,19 @@ MutexRef LockApi::mutexOf(const CallExpr *Call, LockOp Op) const {
     if (isConditionWait(Op)) return M;
     const WrapperPair *Pair = pairOf(Callee->getName());
     if (!Pair) return M; /* a pthread call: its operand is the mutex */
-    if (!Callee->hasBody(Def)) {
-        if (reachedThroughGetter(Callee)) {
-            M.Remote = Callee->getName().str();
-            for (const WrapperPair &W : Wrappers) {
-                if (W.Lock == M.Remote) M.Partners.push_back(W.Unlock);
-                if (W.Unlock == M.Remote) M.Partners.push_back(W.Lock);
-            }
+    auto remote = [&]() {
+        M.Remote = Callee->getName().str();
+        for (const WrapperPair &W : Wrappers) {
+            if (W.Lock == M.Remote) M.Partners.push_back(W.Unlock);
+            if (W.Unlock == M.Remote) M.Partners.push_back(W.Lock);
         }
         return M;
-    }
+    };
+    if (!Callee->hasBody(Def)) return reachedThroughGetter(Callee) ? remote() : M;
     WrapperSummary S = summary(Def, Op);
+    // A chain (`my_lock(l) { plat_lock(l); }`, plat_lock defined elsewhere): through the
+    // pair's getter, which this unit writes (RewriteAction, pairChain).
+    if (S.Chain) return remote();
     if (!S.Mutex) return M;
     M.WrapperGuard = S.Guard;
     // `my_lock(pthread_mutex_t *m) { pthread_mutex_lock(m); }`: the argument is the mutex.
@@ -150,18 +155,69 @@ bool LockApi::isPair(StringRef Lock, StringRef Unlock) const {
     return false;
 }
 
-const Expr *LockApi::pairMutex(const FunctionDecl *LockDef, const FunctionDecl *UnlockDef) const {
-    if (LockDef->getNumParams() != UnlockDef->getNumParams()) return nullptr;
+std::optional<std::string> LockApi::pairProblem(const FunctionDecl *LockDef,
+                                                const FunctionDecl *UnlockDef) const {
+    const ASTContext &Ctx = LockDef->getASTContext();
+    std::string Pair = "lock wrapper '" + LockDef->getNameAsString() + "' and unlock wrapper '" +
+                       UnlockDef->getNameAsString() + "'";
+    if (LockDef->getNumParams() != UnlockDef->getNumParams())
+        return Pair + " take different parameters";
     for (unsigned I = 0; I < LockDef->getNumParams(); ++I)
-        if (!LockDef->getASTContext().hasSameUnqualifiedType(LockDef->getParamDecl(I)->getType(),
-                                                             UnlockDef->getParamDecl(I)->getType()))
-            return nullptr;
+        if (!Ctx.hasSameUnqualifiedType(LockDef->getParamDecl(I)->getType(),
+                                        UnlockDef->getParamDecl(I)->getType()))
+            return Pair + " take different parameters";
     WrapperSummary L = summary(LockDef, LockOp::Lock), U = summary(UnlockDef, LockOp::Unlock);
-    if (L.Problem || U.Problem || L.Guard || U.Guard || L.hasEffects() || U.hasEffects() ||
-        !reachableFromParameters(L.Mutex, LockDef) ||
-        !sameLvalue(L.Mutex, U.Mutex, LockDef->getASTContext()))
-        return nullptr;
+    if (L.Problem) return L.Problem;
+    if (U.Problem) return U.Problem;
+    if (L.hasEffects() || U.hasEffects())
+        return (L.hasEffects()
+                    ? "lock wrapper '" + LockDef->getNameAsString() + "' does more than lock"
+                    : "unlock wrapper '" + UnlockDef->getNameAsString() +
+                          "' does more than unlock") +
+               std::string(" its first argument, which other files' sections cannot run where "
+                           "it would run");
+    if (L.Chain || U.Chain) {
+        if (!pairChain(LockDef, UnlockDef))
+            return Pair + " do not go through one declared pair of other wrappers with the "
+                          "same arguments";
+        return std::nullopt;
+    }
+    if (!reachableFromParameters(L.Mutex, LockDef))
+        return "lock wrapper '" + LockDef->getNameAsString() +
+               "' locks a mutex that is not reached from its parameters and file-scope names "
+               "alone, without calls or side effects";
+    if (!sameLvalue(L.Mutex, U.Mutex, Ctx)) return Pair + " do not operate on the same mutex";
+    if ((L.Guard != nullptr) != (U.Guard != nullptr) ||
+        (L.Guard && !sameLvalue(L.Guard, U.Guard, Ctx)))
+        return Pair + " do not operate under the same condition";
+    return std::nullopt;
+}
+
+const Expr *LockApi::pairMutex(const FunctionDecl *LockDef, const FunctionDecl *UnlockDef,
+                               const Expr **Guard) const {
+    if (pairProblem(LockDef, UnlockDef)) return nullptr;
+    WrapperSummary L = summary(LockDef, LockOp::Lock);
+    if (L.Chain) return nullptr;
+    if (Guard) *Guard = L.Guard;
     return L.Mutex;
+}
+
+std::optional<std::string> LockApi::pairChain(const FunctionDecl *LockDef,
+                                              const FunctionDecl *UnlockDef,
+                                              const CallExpr **Inner) const {
+    WrapperSummary L = summary(LockDef, LockOp::Lock), U = summary(UnlockDef, LockOp::Unlock);
+    if (!L.Chain || !U.Chain || L.Guard || U.Guard || L.hasEffects() || U.hasEffects())
+        return std::nullopt;
+    std::string InnerLock = L.Chain->getDirectCallee()->getName().str();
+    std::string InnerUnlock = U.Chain->getDirectCallee()->getName().str();
+    // The same arguments, parameters corresponding by position (sameLvalue).
+    if (!isPair(InnerLock, InnerUnlock) || L.Chain->getNumArgs() != U.Chain->getNumArgs() ||
+        !differingArguments(L.Chain, U.Chain, LockDef->getASTContext()).empty())
+        return std::nullopt;
+    for (const Expr *Arg : L.Chain->arguments())
+        if (!reachableFromParameters(Arg, LockDef)) return std::nullopt;
+    if (Inner) *Inner = L.Chain;
+    return InnerUnlock;
 }
 
 namespace {

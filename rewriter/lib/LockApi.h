@@ -157,12 +157,24 @@ class LockApi {
     /// becomes a call of a copy of those statements, before the section's end.
     const clang::FunctionDecl *unlockEffects(const clang::CallExpr *Call) const;
 
-    /// For the lock wrapper of a declared pair whose two definitions are in this translation
-    /// unit and are exactly a lock and an unlock of the same mutex expression (reached from their
-    /// parameters and file-scope names, without side effects): that expression, in terms of
-    /// the lock wrapper's parameters. Other units delegate through a getter returning it.
+    /// For a declared pair whose two definitions are in this translation unit: why other units'
+    /// sections through it cannot delegate (the wrappers do more than lock and unlock one mutex
+    /// expression of their parameters and file-scope names, without side effects, under the same
+    /// condition if any, or through one other declared pair), or nothing.
+    std::optional<std::string> pairProblem(const clang::FunctionDecl *LockDef,
+                                           const clang::FunctionDecl *UnlockDef) const;
+    /// For such a pair that delegates and is not a chain: the mutex expression, in terms of the
+    /// lock wrapper's parameters, and (Guard) the condition it is locked under, if any. Other
+    /// units delegate through a getter returning it.
     const clang::Expr *pairMutex(const clang::FunctionDecl *LockDef,
-                                 const clang::FunctionDecl *UnlockDef) const;
+                                 const clang::FunctionDecl *UnlockDef,
+                                 const clang::Expr **Guard = nullptr) const;
+    /// For a pair whose wrappers go through another declared pair (`my_lock(l) { plat_lock(l); }`
+    /// / `my_unlock(l) { plat_unlock(l); }`), with the same arguments: the inner unlock wrapper's
+    /// name, and the lock wrapper's inner call in Inner. Its getter calls the inner pair's.
+    std::optional<std::string> pairChain(const clang::FunctionDecl *LockDef,
+                                         const clang::FunctionDecl *UnlockDef,
+                                         const clang::CallExpr **Inner = nullptr) const;
 
     /// What a declared wrapper's definition does (WrapperModel), as a wrapper of Op.
     WrapperSummary summary(const clang::FunctionDecl *Def, LockOp Op) const;

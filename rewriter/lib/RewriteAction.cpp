@@ -35,7 +35,7 @@ class RewriteConsumer : public ASTConsumer {
         std::string Real = SM.getFileManager().getCanonicalName(*Entry).str();
         if (Session.FactsOnly) {
             CalleeFacts Callees(Ctx, Session.Api, &Session.Project, false);
-            Session.Project.add(Callees.exported());
+            Session.Project.add(Callees.exported(), pairs(Ctx, nullptr, nullptr, Real, nullptr));
             return;
         }
         if (!Session.Done.insert(Real).second) return;
@@ -73,13 +73,18 @@ class RewriteConsumer : public ASTConsumer {
         // Parent lookups only ever concern these bodies: keep the parent map off the headers.
         Ctx.setTraversalScope(Functions);
         CalleeFacts Callees(Ctx, Session.Api, &Session.Project, Session.RequireCalleeFacts);
+        // The declared pairs this file defines: what other units' sections through them may do
+        // (facts), and the getters they delegate through (edits).
+        std::vector<clang::tooling::Replacement> Getters;
         {
             std::map<std::string, ProjectFacts::Entry> Mine = Callees.exported();
+            std::map<std::string, ProjectFacts::PairFacts> MyPairs =
+                pairs(Ctx, &Text, &Emitter, Real, &Getters);
             std::string Error;
             if (!Session.FactsDir.empty() &&
-                !ProjectFacts::save(Session.FactsDir, Real, Mine, Error))
+                !ProjectFacts::save(Session.FactsDir, Real, Mine, MyPairs, Error))
                 Session.InternalErrors.push_back("--facts-dir: " + Error);
-            Session.Project.add(Mine); // for the units after this one in the same run
+            Session.Project.add(Mine, MyPairs); // for the units after this one in the same run
         }
         for (Decl *D : Functions) {
             auto *Fn = cast<FunctionDecl>(D);
@@ -103,7 +108,6 @@ class RewriteConsumer : public ASTConsumer {
             }
         }
         flushDiagnostics();
-        std::vector<clang::tooling::Replacement> Getters = pairGetters(Ctx, Text, Emitter, Real);
         if (Inserts.empty() && Getters.empty()) return;
         clang::tooling::Replacements &Edits = Session.Edits[Real];
         for (const clang::tooling::Replacement &R : Getters)
@@ -209,15 +213,17 @@ class RewriteConsumer : public ASTConsumer {
         Diagnostics.clear();
     }
 
-    /// For each declared wrapper pair defined in this file whose lock and unlock are exactly a
-    /// lock and an unlock of one mutex expression (LockApi::pairMutex) of a first argument that
-    /// is not itself the mutex pointer: the mutex getter that other units' converted sections
-    /// delegate through, written on the line of the later definition's closing brace (line
-    /// numbers stay).
-    std::vector<clang::tooling::Replacement> pairGetters(ASTContext &Ctx, const SourceText &Text,
-                                                         const SectionEmitter &Emitter,
-                                                         const std::string &Real) {
-        std::vector<clang::tooling::Replacement> Out;
+    /// The declared wrapper pairs defined in this file (both definitions, the lock wrapper not
+    /// static): for each, whether other units' sections through it delegate, or why not (the
+    /// unit's pair facts). With Getters given, for each such pair reached through a getter (a
+    /// first parameter that is not the mutex itself, or a chain to another pair), the getter
+    /// and its parameter mask, written on the line of the later definition's closing brace
+    /// (line numbers stay): `{ return E; }`, `{ return G ? E : 0; }` under a condition, `{
+    /// return inner_getter ? inner_getter(args) : 0; }` for a chain.
+    std::map<std::string, ProjectFacts::PairFacts>
+    pairs(ASTContext &Ctx, const SourceText *Text, const SectionEmitter *Emitter,
+          const std::string &Real, std::vector<clang::tooling::Replacement> *Getters) {
+        std::map<std::string, ProjectFacts::PairFacts> Out;
         const SourceManager &SM = Ctx.getSourceManager();
         for (const WrapperPair &W : Session.Api.wrappers()) {
             const FunctionDecl *LockDef = nullptr, *UnlockDef = nullptr;
@@ -229,18 +235,38 @@ class RewriteConsumer : public ASTConsumer {
                     if (Fn->getName() == W.Unlock) UnlockDef = Fn;
                 }
             if (!LockDef || !UnlockDef || LockDef->getStorageClass() == SC_Static) continue;
-            if (!reachedThroughGetter(LockDef))
-                continue; // callers elsewhere delegate on the argument itself
-            const Expr *Mutex = Session.Api.pairMutex(LockDef, UnlockDef);
-            const FunctionDecl *Later =
-                SM.isBeforeInTranslationUnit(LockDef->getEndLoc(), UnlockDef->getEndLoc())
-                    ? UnlockDef
-                    : LockDef;
-            std::optional<unsigned> End = Text.offset(Later->getEndLoc());
-            if (!Mutex || !End) continue;
-            if (std::optional<std::string> Getter =
-                    Emitter.getterDefinition(LockDef, W.Unlock, Mutex))
-                Out.emplace_back(Real, *End + 1, 0, " " + *Getter);
+            ProjectFacts::PairFacts &Facts = Out[W.Lock + "/" + W.Unlock];
+            if (std::optional<std::string> Why = Session.Api.pairProblem(LockDef, UnlockDef)) {
+                Facts.WhyNot = *Why;
+                continue;
+            }
+            const CallExpr *Inner = nullptr;
+            std::optional<std::string> InnerUnlock =
+                Session.Api.pairChain(LockDef, UnlockDef, &Inner);
+            if (InnerUnlock)
+                Facts.Via = Inner->getDirectCallee()->getName().str() + "/" + *InnerUnlock;
+            // A first parameter that is the mutex: other units delegate on the argument itself.
+            if (!InnerUnlock && !reachedThroughGetter(LockDef)) continue;
+            std::optional<std::string> Getter;
+            if (Getters) {
+                const FunctionDecl *Later =
+                    SM.isBeforeInTranslationUnit(LockDef->getEndLoc(), UnlockDef->getEndLoc())
+                        ? UnlockDef
+                        : LockDef;
+                std::optional<unsigned> End = Text->offset(Later->getEndLoc());
+                if (InnerUnlock)
+                    Getter = Emitter->chainGetterDefinition(LockDef, W.Unlock, Inner, *InnerUnlock);
+                else {
+                    const Expr *Guard = nullptr;
+                    const Expr *Mutex = Session.Api.pairMutex(LockDef, UnlockDef, &Guard);
+                    if (Mutex) Getter = Emitter->getterDefinition(LockDef, W.Unlock, Mutex, Guard);
+                }
+                if (Getter && End)
+                    Getters->emplace_back(Real, *End + 1, 0, " " + *Getter);
+                else
+                    Facts.WhyNot = "the parameter types of lock wrapper '" + W.Lock +
+                                   "' cannot be written out, or its definition ends inside a macro";
+            }
         }
         return Out;
     }
@@ -367,6 +393,7 @@ class RewriteConsumer : public ASTConsumer {
                 continue;
             }
             if (!CS.Refused) Analysis.analyse(CS);
+            if (!CS.Refused) checkPairFacts(CS);
             std::optional<EmittedSection> Out;
             // Copies of unlock wrappers' statements, once per translation unit, before the
             // first section that needs them.
@@ -456,6 +483,46 @@ class RewriteConsumer : public ASTConsumer {
             }
         }
         return Definitions;
+    }
+
+    /// A section through a declared pair whose definitions this unit does not judge by itself:
+    /// what the defining unit's facts say (ProjectFacts::pairDelegates). A pair reached through
+    /// a getter converts only where the facts say the getter is written: without it the section
+    /// would run under the wrappers, never delegated, while reported converted. A pair whose
+    /// first parameter is the mutex is refused where the facts say it does more than lock and
+    /// unlock it, and trusted as declared where no facts are known.
+    void checkPairFacts(CriticalSection &CS) {
+        const FunctionDecl *Lock = CS.LockCall->getDirectCallee();
+        const FunctionDecl *Unlock = CS.UnlockCall ? CS.UnlockCall->getDirectCallee() : nullptr;
+        if (!Lock || !Unlock || !Session.Api.isPair(Lock->getName(), Unlock->getName())) return;
+        bool ThroughGetter = !CS.Mutex.Remote.empty();
+        if (!ThroughGetter && Lock->hasBody() && Unlock->hasBody()) return; // judged here
+        std::string Missing;
+        std::optional<std::string> Delegates = Session.Project.pairDelegates(
+            Lock->getNameAsString(), Unlock->getNameAsString(), &Missing);
+        std::string Pair = "lock wrapper pair '" + Lock->getNameAsString() + "'/'" +
+                           Unlock->getNameAsString() + "'";
+        if (Delegates && !Delegates->empty()) {
+            CS.Refused = Refusal{Pair +
+                                     ", defined in another file, cannot delegate (its sections "
+                                     "would run under the wrappers): " +
+                                     *Delegates,
+                                 CS.LockCall->getBeginLoc()};
+            return;
+        }
+        if (Delegates || !ThroughGetter || !Session.RequireCalleeFacts) return;
+        auto [MissingLock, MissingUnlock] = StringRef(Missing).split('/');
+        CS.Refused =
+            Refusal{Pair + " is defined in another file whose facts are not known" +
+                        (Missing != Lock->getNameAsString() + "/" + Unlock->getNameAsString()
+                             ? " (it goes through '" + Missing + "')"
+                             : std::string()) +
+                        ": where its mutex getter is not written the section runs under "
+                        "the wrappers, never delegated (record every file's facts "
+                        "first: `rcl build -- <build command>`, or a --facts-dir scan)",
+                    CS.LockCall->getBeginLoc()};
+        CS.Refused->WaitsForFacts = true;
+        CS.Refused->UnknownCallees = {MissingLock.str(), MissingUnlock.str()};
     }
 
     /// A declared lock or unlock wrapper's own definition holds the lock across functions by

@@ -42,7 +42,7 @@ struct RewriteSession {
     bool ResolveCopy = false;
     std::map<std::string, std::string> Resolved;
     bool ReadingResolved = false; ///< the units are being read again on their resolved text
-    std::map<std::string, std::string> MainFiles;              ///< real path -> name as given
+    std::map<std::string, std::string> MainFiles; ///< real path -> name as given
     /// Each source's path as the user spelled it, by the absolute path the tool opens
     /// (`.//common/a.c`, `common/a.c`): the `#line` directives name the spelling, as the
     /// compiler would for `__FILE__`.

@@ -74,14 +74,11 @@ std::optional<std::string> SectionEmitter::getterPrototype(const FunctionDecl *L
            (Params.empty() ? "void" : Params) + ")";
 }
 
-std::optional<std::string> SectionEmitter::getterDefinition(const FunctionDecl *LockWrapper,
-                                                            StringRef UnlockWrapper,
-                                                            const Expr *Mutex) const {
-    std::optional<std::string> Decls = getterDeclarations(LockWrapper, UnlockWrapper, "");
-    std::optional<std::string> Proto = getterPrototype(LockWrapper, UnlockWrapper);
-    if (!Decls || !Proto) return std::nullopt;
-    std::replace(Decls->begin(), Decls->end(), '\n', ' ');
-    std::vector<unsigned> Used = parametersUsed(Mutex);
+namespace {
+/// `{ (void)p; return Body; } const unsigned MASK = N;` with the parameters Body does not use
+/// cast to void, and bit I of N set when it uses parameter I.
+std::string getterBody(const FunctionDecl *LockWrapper, llvm::StringRef UnlockWrapper,
+                       const std::string &Body, const std::vector<unsigned> &Used) {
     unsigned Mask = 0;
     std::string Unused;
     for (unsigned I = 0; I < LockWrapper->getNumParams(); ++I)
@@ -89,14 +86,67 @@ std::optional<std::string> SectionEmitter::getterDefinition(const FunctionDecl *
             Mask |= 1u << std::min(I, 31u);
         else
             Unused += "(void)" + getterParameter(LockWrapper, I) + "; ";
-    std::string Body;
-    llvm::raw_string_ostream OS(Body);
-    Mutex->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
-    return *Decls + *Proto + " { " + Unused + "return " + Body + "; } const unsigned " +
+    return " { " + Unused + "return " + Body + "; } const unsigned " +
            remoteMutexParameters(LockWrapper->getName(), UnlockWrapper) + " = " +
            std::to_string(Mask) + "u; /* added by rcl-rewrite: the mutex of " +
            LockWrapper->getName().str() + "/" + UnlockWrapper.str() +
-           " for other files' delegated sections, and the parameters it depends on */";
+           " for other files' delegated sections (null: run under the wrappers), and the "
+           "parameters it depends on */";
+}
+
+std::string printed(const Expr *E, const ASTContext &Ctx) {
+    std::string Out;
+    llvm::raw_string_ostream OS(Out);
+    E->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
+    return Out;
+}
+} // namespace
+
+std::optional<std::string> SectionEmitter::getterDefinition(const FunctionDecl *LockWrapper,
+                                                            StringRef UnlockWrapper,
+                                                            const Expr *Mutex,
+                                                            const Expr *Guard) const {
+    std::optional<std::string> Decls = getterDeclarations(LockWrapper, UnlockWrapper, "");
+    std::optional<std::string> Proto = getterPrototype(LockWrapper, UnlockWrapper);
+    if (!Decls || !Proto) return std::nullopt;
+    std::replace(Decls->begin(), Decls->end(), '\n', ' ');
+    std::vector<unsigned> Used = parametersUsed(Mutex);
+    std::string Body = printed(Mutex, Ctx);
+    if (Guard) {
+        // Locked only under a condition: null where it does not hold (the section then runs
+        // under the wrappers, which do nothing).
+        for (unsigned I : parametersUsed(Guard))
+            if (std::find(Used.begin(), Used.end(), I) == Used.end()) Used.push_back(I);
+        Body = "(" + printed(Guard, Ctx) + ") ? (" + Body + ") : (pthread_mutex_t *)0";
+    }
+    return *Decls + *Proto + getterBody(LockWrapper, UnlockWrapper, Body, Used);
+}
+
+std::optional<std::string> SectionEmitter::chainGetterDefinition(const FunctionDecl *LockWrapper,
+                                                                 StringRef UnlockWrapper,
+                                                                 const CallExpr *Inner,
+                                                                 StringRef InnerUnlock) const {
+    const FunctionDecl *InnerLock = Inner->getDirectCallee();
+    std::optional<std::string> Decls = getterDeclarations(LockWrapper, UnlockWrapper, "");
+    std::optional<std::string> InnerDecls =
+        getterDeclarations(InnerLock, InnerUnlock, " __attribute__((weak))");
+    std::optional<std::string> Proto = getterPrototype(LockWrapper, UnlockWrapper);
+    if (!Decls || !InnerDecls || !Proto) return std::nullopt;
+    std::replace(Decls->begin(), Decls->end(), '\n', ' ');
+    std::replace(InnerDecls->begin(), InnerDecls->end(), '\n', ' ');
+    std::vector<unsigned> Used;
+    std::vector<std::string> Args;
+    for (const Expr *Arg : Inner->arguments()) {
+        for (unsigned I : parametersUsed(Arg))
+            if (std::find(Used.begin(), Used.end(), I) == Used.end()) Used.push_back(I);
+        Args.push_back(printed(Arg, Ctx));
+    }
+    std::string InnerGetter = remoteMutexGetter(InnerLock->getName(), InnerUnlock);
+    return *Decls + *InnerDecls + *Proto +
+           getterBody(LockWrapper, UnlockWrapper,
+                      InnerGetter + " ? " + InnerGetter + "(" + joinArguments(Args) +
+                          ") : (pthread_mutex_t *)0",
+                      Used);
 }
 
 std::string SectionEmitter::argumentText(const Expr *Arg) const {
@@ -290,8 +340,7 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         UnlockName = CS.UnlockCall->getDirectCallee()->getName().str();
         Getter = remoteMutexGetter(CS.Mutex.Remote, UnlockName);
     }
-    std::string LockExpr = Getter.empty() ? mutexExpression(CS.Mutex, Args, Ctx)
-                                          : Getter + "(" + joinArguments(Args) + ")";
+    std::string LockExpr = Getter.empty() ? mutexExpression(CS.Mutex, Args, Ctx) : "rcl_mutex";
     C += "{\n";
     std::string CtxArg = "(void *)0";
     if (HasContext) {
@@ -325,11 +374,15 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         unsigned Differ = 0;
         for (unsigned I : differingArguments(CS.LockCall, CS.UnlockCall, Ctx))
             Differ |= 1u << std::min(I, 31u);
-        std::string Test = Getter;
+        // The getter may be absent (weak) or return null (a chain whose inner getter is
+        // absent, a condition that does not hold): then it runs under the wrappers.
+        std::string Test = "(rcl_mutex = " + Getter + " ? " + Getter + "(" + joinArguments(Args) +
+                           ") : (pthread_mutex_t *)0)";
         if (Differ)
-            Test = "(" + Getter + " && !(" + remoteMutexParameters(CS.Mutex.Remote, UnlockName) +
+            Test = "(" + Test + " && !(" + remoteMutexParameters(CS.Mutex.Remote, UnlockName) +
                    " & " + std::to_string(Differ) + "u))";
         C += In1 + "int rcl_local_result;\n";
+        C += In1 + "pthread_mutex_t *rcl_mutex;\n";
         Call = "(" + Test + " ? " + Call + " : (" + CS.Mutex.Remote + "(" + joinArguments(Args) +
                "), rcl_local_result = " + Name + "(" + CtxArg + "), " + Unlock +
                ", rcl_local_result))";

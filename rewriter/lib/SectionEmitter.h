@@ -50,7 +50,14 @@ class SectionEmitter {
     /// not use cast to void) and the mask of the parameters it uses.
     std::optional<std::string> getterDefinition(const clang::FunctionDecl *LockWrapper,
                                                 llvm::StringRef UnlockWrapper,
-                                                const clang::Expr *Mutex) const;
+                                                const clang::Expr *Mutex,
+                                                const clang::Expr *Guard = nullptr) const;
+    /// The same for a chain pair (LockApi::pairChain): the getter returns what the inner pair's
+    /// getter (declared weak) returns for the inner call's arguments, null where it is absent.
+    std::optional<std::string> chainGetterDefinition(const clang::FunctionDecl *LockWrapper,
+                                                     llvm::StringRef UnlockWrapper,
+                                                     const clang::CallExpr *Inner,
+                                                     llvm::StringRef InnerUnlock) const;
 
     /// `#line N "file"` on its own line (empty unless LineDirectives).
     std::string lineDirective(unsigned Line) const;

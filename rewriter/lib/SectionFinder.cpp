@@ -18,7 +18,8 @@ void SectionFinder::storeSuccess(CriticalSection &CS, const Stmt *LockStmt, cons
         std::optional<TextRange> Whole = Text.statement(Decl);
         std::optional<unsigned> Init = Text.expansionOffset(Var->getInit()->getBeginLoc());
         if (!Whole || !Init || *Init <= Whole->Begin || *Init >= Whole->End) {
-            CS.Refused = refuseInMacro(insideMacro(LockStmt->getBeginLoc()), LockStmt->getBeginLoc());
+            CS.Refused =
+                refuseInMacro(insideMacro(LockStmt->getBeginLoc()), LockStmt->getBeginLoc());
             return;
         }
         // `(void)rc;`: where the dropped check was rc's only use, -Wunused-variable (and
@@ -493,7 +494,8 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
                 if (!At || *At >= CS.FinalUnlock->Begin) CS.FinalUnlock.reset();
             }
             if (!CS.FinalUnlock) {
-                CS.Refused = refuseInMacro(insideMacro(Unlock->getBeginLoc()), Unlock->getBeginLoc());
+                CS.Refused =
+                    refuseInMacro(insideMacro(Unlock->getBeginLoc()), Unlock->getBeginLoc());
                 return CS;
             }
             if (const CallExpr *Checked = checkedUnlock(Unlock)) {
@@ -567,7 +569,7 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
         if (!R || !CS.Whole.contains(*R) || R->Begin < LockStmt->End ||
             (K < *Last && R->End > LastStmt->Begin)) {
             CS.Refused = refuseInMacro(insideMacro(Block->body_begin()[K]->getBeginLoc()),
-                                Block->body_begin()[K]->getBeginLoc());
+                                       Block->body_begin()[K]->getBeginLoc());
             return CS;
         }
     }
@@ -868,8 +870,8 @@ void SectionFinder::findExits(CriticalSection &CS) {
         }
         std::optional<TextRange> NodeRange = operationRange(Node, P);
         if (!NodeRange) {
-            CS.Refused =
-                refuseInMacro("the unlock is written inside a macro expansion", Unlock->getBeginLoc());
+            CS.Refused = refuseInMacro("the unlock is written inside a macro expansion",
+                                       Unlock->getBeginLoc());
             return;
         }
         if (!noteEffects(CS, Unlock, *NodeRange)) return;
@@ -902,8 +904,9 @@ void SectionFinder::findExits(CriticalSection &CS) {
                 if (Terminated && isa<SwitchCase, LabelStmt>(*Next)) break;
                 std::optional<TextRange> R = Text.statement(*Next);
                 if (!R) {
-                    CS.Refused = refuseInMacro("code after the unlock is written inside a macro expansion",
-                                        (*Next)->getBeginLoc());
+                    CS.Refused =
+                        refuseInMacro("code after the unlock is written inside a macro expansion",
+                                      (*Next)->getBeginLoc());
                     return;
                 }
                 if (!TailRange) TailRange = TextRange{NodeRange->End, R->End};

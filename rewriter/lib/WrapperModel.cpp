@@ -64,14 +64,20 @@ class SuccessPath {
         return SM.getExpansionLineNumber(S->getBeginLoc());
     }
 
-    /// The pthread call of this wrapper's kind, if S is one (through parentheses, a `(void)`).
+    /// The pthread call of this wrapper's kind, if E is one (through parentheses, a `(void)`),
+    /// or a call of another declared wrapper of the same kind that this unit only declares (a
+    /// chain).
     const CallExpr *expectedCall(const Expr *E) const {
         const auto *Call = dyn_cast_or_null<CallExpr>(E ? E->IgnoreParenCasts() : nullptr);
         const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
-        return Callee && Callee->getIdentifier() && Callee->getName() == Expected &&
-                       Call->getNumArgs() == 1
-                   ? Call
-                   : nullptr;
+        if (!Callee || !Callee->getIdentifier()) return nullptr;
+        if (Callee->getName() == Expected) return Call->getNumArgs() == 1 ? Call : nullptr;
+        return isChain(Call) ? Call : nullptr;
+    }
+    bool isChain(const CallExpr *Call) const {
+        const FunctionDecl *Callee = Call->getDirectCallee();
+        return Callee && Callee != Def && Api.pairOf(Callee->getName()) &&
+               Api.classify(Call) == Op && !Callee->hasBody();
     }
 
     /// Whether S contains a mutex operation or wait: the one this wrapper performs (Mine) or
@@ -191,7 +197,8 @@ class SuccessPath {
 
     void found(const CallExpr *Call) {
         Out.Operation = Call;
-        Out.Mutex = Call->getArg(0)->IgnoreParenImpCasts();
+        if (isChain(Call)) Out.Chain = Call;
+        Out.Mutex = Call->getNumArgs() ? Call->getArg(0)->IgnoreParenImpCasts() : nullptr;
     }
 
     /// `if (G) op(E);` (no else; the branch braced or not): G, when the wrapper does nothing
@@ -276,6 +283,7 @@ WrapperSummary summarizeWrapper(const FunctionDecl *Def, LockOp Op, const LockAp
     if (Out.Problem) {
         Out.Operation = nullptr;
         Out.Mutex = nullptr;
+        Out.Chain = nullptr;
         Out.Guard = nullptr;
         Out.Before.clear();
         Out.After.clear();

@@ -32,6 +32,11 @@ struct WrapperSummary {
     /// parentheses and implicit casts, in terms of the wrapper's parameters.
     const clang::CallExpr *Operation = nullptr;
     const clang::Expr *Mutex = nullptr;
+    /// A wrapper that operates through another declared wrapper of the same kind, defined in
+    /// another unit (`my_lock(l) { plat_lock(l); }`, a portable layer over a platform layer): that
+    /// call (then Operation is it too, and Mutex its first argument). Its mutex is what that
+    /// pair's getter returns.
+    const clang::CallExpr *Chain = nullptr;
     /// `if (G) pthread_mutex_lock(E);`: G, with no side effects and reached from the parameters
     /// and file-scope names alone. The wrapper does nothing else when G is false.
     const clang::Expr *Guard = nullptr;

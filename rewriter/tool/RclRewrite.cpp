@@ -431,10 +431,10 @@ int main(int argc, const char **argv) {
             return 1;
         }
         auto Resolved = Session.Resolved.find(Path);
-        Expected<std::string> Text = applyAllReplacements(
-            Resolved != Session.Resolved.end() ? StringRef(Resolved->second)
-                                               : (*Buffer)->getBuffer(),
-            Edits);
+        Expected<std::string> Text =
+            applyAllReplacements(Resolved != Session.Resolved.end() ? StringRef(Resolved->second)
+                                                                    : (*Buffer)->getBuffer(),
+                                 Edits);
         if (!Text) {
             errs() << "rcl-rewrite: " << toString(Text.takeError()) << "\n";
             return 1;

@@ -706,13 +706,14 @@ std::string SectionFinder::unpairedUnlock(const CriticalSection &CS,
 }
 
 const Stmt *SectionFinder::guardedUnlock(const CriticalSection &CS, const CallExpr *Unlock) const {
-    // The call, braced or not, under `if (G)`, possibly in a macro's `do { ... } while (0)`.
-    const Stmt *Up = parent(Unlock);
-    while (Up && isa<ParenExpr, CStyleCastExpr, CompoundStmt>(Up))
-        Up = parent(Up);
+    // The call, braced or not, possibly checked (`if (G) MHD_mutex_unlock_chk_(m);`, a macro's
+    // `do { if (!unlock(m)) panic(); } while (0)`), under `if (G)`, possibly in a macro's
+    // `do { ... } while (0)`: the closest enclosing statement that is that guarded unlock.
     const Expr *Guard = nullptr;
-    if (!Up || Api.guardedOperationStatement(Up, Guard) != Unlock ||
-        !sameLvalue(Guard, CS.Mutex.Guard, Ctx))
+    const Stmt *Up = parent(Unlock);
+    for (unsigned Depth = 0; Up && Up != CS.Block && Depth < 12; ++Depth, Up = parent(Up))
+        if (isa<IfStmt>(Up) && Api.guardedOperationStatement(Up, Guard) == Unlock) break;
+    if (!Up || Up == CS.Block || !isa<IfStmt>(Up) || !sameLvalue(Guard, CS.Mutex.Guard, Ctx))
         return nullptr;
     const Stmt *Out = Up;
     const Stmt *Braces = parent(Up);

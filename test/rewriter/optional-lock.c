@@ -87,6 +87,30 @@ static void pcm_forward(snd_pcm_t *p, long frames)
     snd_pcm_unlock(p);
 }
 
+// Checked operations under the condition (libmicrohttpd's `if (NULL != response->crc)
+// MHD_mutex_lock_chk_(&response->mutex);`), an exit among them.
+#define MUTEX_LOCK_CHK(m) do { if (!(!(pthread_mutex_lock(m)))) abort(); } while (0)
+#define MUTEX_UNLOCK_CHK(m) do { if (!(!(pthread_mutex_unlock(m)))) abort(); } while (0)
+struct response { void *crc; pthread_mutex_t mutex; long total; };
+static struct response resp = { &resp, PTHREAD_MUTEX_INITIALIZER, 0 };
+
+// CHECK-LABEL: static int response_add(struct response *r, long n)
+// CHECK: ((NULL != r->crc) ? rcl_delegate_ctx(&r->mutex, rcl_cs_response_add_1,
+static int response_add(struct response *r, long n)
+{
+    if (NULL != r->crc)
+        MUTEX_LOCK_CHK(&r->mutex);
+    if (n == 0) {
+        if (NULL != r->crc)
+            MUTEX_UNLOCK_CHK(&r->mutex);
+        return 0;
+    }
+    r->total += n;
+    if (NULL != r->crc)
+        MUTEX_UNLOCK_CHK(&r->mutex);
+    return 1;
+}
+
 // Refused: the section may change the condition, so the unlock could disagree with the lock.
 static void detach(struct file *f)
 {
@@ -105,7 +129,7 @@ static void mismatched(struct allocator *a)
     pthread_mutex_unlock(a->mutex);
     // ERR-DAG: optional-lock.c:[[@LINE-1]]:5: rcl: cannot convert critical section: the lock is taken only under a condition (line {{[0-9]+}}) and released at line [[@LINE-1]] without that condition
 }
-// ERR-DAG: rcl: summary: 3 converted, 2 refused
+// ERR-DAG: rcl: summary: 4 converted, 2 refused
 // STATS: rcl: server {{[0-9]+}} {{.*}}: {{[1-9][0-9]*}} sections served
 
 static void *worker(void *arg)
@@ -115,6 +139,7 @@ static void *worker(void *arg)
         file_read(&shared, n);
         allocator_free(&pool, n);
         pcm_forward(&pcm, n);
+        response_add(&resp, i % 3);
     }
     return NULL;
 }
@@ -130,7 +155,7 @@ int main(void)
     mismatched(&pool);
     pcm.need_lock = 0;
     pcm_forward(&pcm, 7);
-    printf("shared=%ld/%ld single=%ld/%ld blocks=%ld appl=%ld\n", shared.pos, shared.reads,
-           single.pos, single.reads, pool.blocks, pcm.appl);
+    printf("shared=%ld/%ld single=%ld/%ld blocks=%ld appl=%ld total=%ld\n", shared.pos,
+           shared.reads, single.pos, single.reads, pool.blocks, pcm.appl, resp.total);
     return 0;
 }

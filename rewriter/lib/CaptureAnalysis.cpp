@@ -148,6 +148,23 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
     NotedWaits.clear();
     for (unsigned K = CS.FirstIndex; K <= CS.LastIndex; ++K)
         scanBody(CS, CS.Block->body_begin()[K]);
+    // What the lock wrapper does after its lock runs on the server, before the body: the same
+    // checks of the thread's identity and of the functions it calls.
+    for (const WrapperEffects &P : CS.Parts) {
+        if (P.Part != WrapperPart::AfterLock) continue;
+        for (const Stmt *S : Api.summary(P.Wrapper, LockOp::Lock).After)
+            walk(S, [&](const Stmt *N) {
+                if (CS.Refused && !CS.Refused->WaitsForFacts) return;
+                if (std::optional<std::string> Why = threadHazard(N, /*InCallee=*/true))
+                    return refuse(CS,
+                                  "lock wrapper '" + P.Wrapper->getNameAsString() +
+                                      "', after it locks, " + *Why,
+                                  CS.LockCall->getBeginLoc());
+                if (const auto *Call = dyn_cast<CallExpr>(N))
+                    if (const FunctionDecl *Callee = Call->getDirectCallee())
+                        calleeHazards(CS, Callee, CS.LockCall->getBeginLoc());
+            });
+    }
     if (CS.Refused) return;
     checkTails(CS);
     if (CS.Refused) return;

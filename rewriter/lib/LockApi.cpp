@@ -98,10 +98,6 @@ std::optional<std::string> LockApi::wrapperProblem(const CallExpr *Call) const {
     // Through another pair's wrappers: the section delegates through this pair's getter, as
     // in another unit (mutexOf); pairProblem tells whether it is written.
     if (S.Chain) return std::nullopt;
-    if (*Op == LockOp::Lock ? S.hasEffects() : !S.After.empty())
-        return What + " does more than " + Kind +
-               " its first argument (its definition would have to run inside the delegated "
-               "section; write the extra statements next to the call)";
     if (!reachableFromParameters(S.Mutex, Def))
         return What + " " + Kind +
                "s a mutex that is not reached from its parameters and file-scope names alone, "

@@ -23,7 +23,7 @@ namespace {
 class RewriteConsumer : public ASTConsumer {
   public:
     RewriteConsumer(RewriteSession &Session, std::unique_ptr<PreprocessorTrace> Trace)
-        : Session(Session), Trace(std::move(Trace)) {}
+        : Session(Session), Api(Session.Api), Trace(std::move(Trace)) {}
 
     void HandleTranslationUnit(ASTContext &Ctx) override {
         if (Ctx.getDiagnostics().hasErrorOccurred()) return;
@@ -34,7 +34,7 @@ class RewriteConsumer : public ASTConsumer {
         std::string Given = Entry->getName().str();
         std::string Real = SM.getFileManager().getCanonicalName(*Entry).str();
         if (Session.FactsOnly) {
-            CalleeFacts Callees(Ctx, Session.Api, &Session.Project, false);
+            CalleeFacts Callees(Ctx, Api, &Session.Project, false);
             Session.Project.add(Callees.exported(), pairs(Ctx, nullptr, nullptr, Real, nullptr));
             return;
         }
@@ -72,7 +72,7 @@ class RewriteConsumer : public ASTConsumer {
             }
         // Parent lookups only ever concern these bodies: keep the parent map off the headers.
         Ctx.setTraversalScope(Functions);
-        CalleeFacts Callees(Ctx, Session.Api, &Session.Project, Session.RequireCalleeFacts);
+        CalleeFacts Callees(Ctx, Api, &Session.Project, Session.RequireCalleeFacts);
         // The declared pairs this file defines: what other units' sections through them may do
         // (facts), and the getters they delegate through (edits).
         std::vector<clang::tooling::Replacement> Getters;
@@ -196,11 +196,11 @@ class RewriteConsumer : public ASTConsumer {
             expand(N.Where);
             if (!N.Lock) continue;
             expand(N.Lock->getBeginLoc());
-            MutexRef Mutex = Session.Api.mutexOf(N.Lock, LockOp::Lock);
+            MutexRef Mutex = Api.mutexOf(N.Lock, LockOp::Lock);
             walk(N.Function->getBody(), [&](const Stmt *S) {
                 const auto *Call = dyn_cast<CallExpr>(S);
-                if (!Call || Session.Api.classify(Call) != LockOp::Unlock) return;
-                if (sameMutex(Session.Api.mutexOf(Call, LockOp::Unlock), Mutex, Ctx))
+                if (!Call || Api.classify(Call) != LockOp::Unlock) return;
+                if (sameMutex(Api.mutexOf(Call, LockOp::Unlock), Mutex, Ctx))
                     expand(Call->getBeginLoc());
             });
         }
@@ -225,7 +225,7 @@ class RewriteConsumer : public ASTConsumer {
           const std::string &Real, std::vector<clang::tooling::Replacement> *Getters) {
         std::map<std::string, ProjectFacts::PairFacts> Out;
         const SourceManager &SM = Ctx.getSourceManager();
-        for (const WrapperPair &W : Session.Api.wrappers()) {
+        for (const WrapperPair &W : Api.wrappers()) {
             const FunctionDecl *LockDef = nullptr, *UnlockDef = nullptr;
             for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
                 if (auto *Fn = dyn_cast<FunctionDecl>(D);
@@ -236,13 +236,12 @@ class RewriteConsumer : public ASTConsumer {
                 }
             if (!LockDef || !UnlockDef || LockDef->getStorageClass() == SC_Static) continue;
             ProjectFacts::PairFacts &Facts = Out[W.Lock + "/" + W.Unlock];
-            if (std::optional<std::string> Why = Session.Api.pairProblem(LockDef, UnlockDef)) {
+            if (std::optional<std::string> Why = Api.pairProblem(LockDef, UnlockDef)) {
                 Facts.WhyNot = *Why;
                 continue;
             }
             const CallExpr *Inner = nullptr;
-            std::optional<std::string> InnerUnlock =
-                Session.Api.pairChain(LockDef, UnlockDef, &Inner);
+            std::optional<std::string> InnerUnlock = Api.pairChain(LockDef, UnlockDef, &Inner);
             if (InnerUnlock)
                 Facts.Via = Inner->getDirectCallee()->getName().str() + "/" + *InnerUnlock;
             // A first parameter that is the mutex: other units delegate on the argument itself.
@@ -258,7 +257,7 @@ class RewriteConsumer : public ASTConsumer {
                     Getter = Emitter->chainGetterDefinition(LockDef, W.Unlock, Inner, *InnerUnlock);
                 else {
                     const Expr *Guard = nullptr;
-                    const Expr *Mutex = Session.Api.pairMutex(LockDef, UnlockDef, &Guard);
+                    const Expr *Mutex = Api.pairMutex(LockDef, UnlockDef, &Guard);
                     if (Mutex) Getter = Emitter->getterDefinition(LockDef, W.Unlock, Mutex, Guard);
                 }
                 if (Getter && End)
@@ -362,7 +361,7 @@ class RewriteConsumer : public ASTConsumer {
                                 std::vector<clang::tooling::Replacement> &Sites) {
         std::vector<CriticalSection> Sections;
         std::vector<OtherSite> Others;
-        SectionFinder Finder(Ctx, Session.Api, Text);
+        SectionFinder Finder(Ctx, Api, Text);
         Finder.find(Fn, Sections, Others);
         if (SourceLocation Body = Fn->getBody()->getBeginLoc(); Body.isMacroID())
             for (CriticalSection &CS : Sections)
@@ -376,7 +375,7 @@ class RewriteConsumer : public ASTConsumer {
                     CS.Refused->Resolve = Resolution::ExpandMacros;
                 }
         if (Sections.empty() && Others.empty()) return "";
-        CaptureAnalysis Analysis(Ctx, Session.Api, Text, Callees, Session.NoNestedLocks, Fn);
+        CaptureAnalysis Analysis(Ctx, Api, Text, Callees, Session.NoNestedLocks, Fn);
         std::vector<TextRange> Converted;
         std::string Definitions;
         unsigned Ordinal = 0;
@@ -405,7 +404,7 @@ class RewriteConsumer : public ASTConsumer {
                     continue;
                 std::string Why;
                 std::optional<std::string> Helper = Emitter.effectsFunction(
-                    U.Wrapper, Session.Api.summary(U.Wrapper, LockOp::Unlock).Before,
+                    U.Wrapper, Api.summary(U.Wrapper, LockOp::Unlock).Before,
                     effectsFunctionName(U.Wrapper),
                     "before it unlocks; converted sections run it before they end", Why);
                 if (!Helper)
@@ -413,6 +412,31 @@ class RewriteConsumer : public ASTConsumer {
                 else
                     Helpers += *Helper;
                 NewHelpers.push_back(U.Wrapper);
+            }
+            // The lock wrapper's statements around its lock, the unlock wrapper's after it.
+            std::vector<std::string> NewParts;
+            for (const WrapperEffects &P : CS.Parts) {
+                std::string Name = wrapperPartName(P.Wrapper, P.Part);
+                if (CS.Refused || PartsEmitted.count(Name) || llvm::is_contained(NewParts, Name))
+                    continue;
+                WrapperSummary S = Api.summary(
+                    P.Wrapper, P.Part == WrapperPart::AfterUnlock ? LockOp::Unlock : LockOp::Lock);
+                std::string Why;
+                std::optional<std::string> Helper = Emitter.effectsFunction(
+                    P.Wrapper, P.Part == WrapperPart::BeforeLock ? S.Before : S.After, Name,
+                    P.Part == WrapperPart::BeforeLock
+                        ? "before it locks; converted sections run it on the calling thread "
+                          "before they delegate"
+                    : P.Part == WrapperPart::AfterLock
+                        ? "after it locks; converted sections run it first, with the lock held"
+                        : "after it unlocks; converted sections run it on the calling thread "
+                          "once they return",
+                    Why);
+                if (!Helper)
+                    CS.Refused = Refusal{Why, CS.LockCall->getBeginLoc()};
+                else
+                    Helpers += *Helper;
+                NewParts.push_back(Name);
             }
             // A pair defined in another unit: the weak declaration of its getter, once.
             std::string GetterDecl, GetterName;
@@ -436,6 +460,7 @@ class RewriteConsumer : public ASTConsumer {
                     if (!GetterDecl.empty()) GettersDeclared.insert(GetterName);
                     Out->Definition = GetterDecl + Helpers + Out->Definition;
                     EffectsEmitted.insert(NewHelpers.begin(), NewHelpers.end());
+                    PartsEmitted.insert(NewParts.begin(), NewParts.end());
                 }
                 if (!Out) {
                     --Ordinal;
@@ -494,7 +519,7 @@ class RewriteConsumer : public ASTConsumer {
     void checkPairFacts(CriticalSection &CS) {
         const FunctionDecl *Lock = CS.LockCall->getDirectCallee();
         const FunctionDecl *Unlock = CS.UnlockCall ? CS.UnlockCall->getDirectCallee() : nullptr;
-        if (!Lock || !Unlock || !Session.Api.isPair(Lock->getName(), Unlock->getName())) return;
+        if (!Lock || !Unlock || !Api.isPair(Lock->getName(), Unlock->getName())) return;
         bool ThroughGetter = !CS.Mutex.Remote.empty();
         if (!ThroughGetter && Lock->hasBody() && Unlock->hasBody()) return; // judged here
         std::string Missing;
@@ -529,7 +554,7 @@ class RewriteConsumer : public ASTConsumer {
     /// design: it is part of the lock API, not a critical section.
     bool isDeclaredWrapper(const FunctionDecl *Fn) const {
         if (!Fn->getIdentifier()) return false;
-        for (const WrapperPair &W : Session.Api.wrappers())
+        for (const WrapperPair &W : Api.wrappers())
             if (Fn->getName() == W.Lock || Fn->getName() == W.Unlock) return true;
         return false;
     }
@@ -547,6 +572,8 @@ class RewriteConsumer : public ASTConsumer {
     }
 
     RewriteSession &Session;
+    /// The lock vocabulary of this unit: the declared wrappers.
+    LockApi Api;
     /// With --resolve-copy, on the first reading of a unit: its preprocessing (CopyResolution).
     std::unique_ptr<PreprocessorTrace> Trace;
     /// A refused section that rcl-cc's copy could make convertible (Refusal::Resolve): its
@@ -563,6 +590,7 @@ class RewriteConsumer : public ASTConsumer {
     std::vector<TextRange> RemovedText;    ///< of this translation unit's converted sections
     std::set<std::string> GettersDeclared; ///< remote pairs whose getter this unit declares
     std::set<const FunctionDecl *> EffectsEmitted; ///< unlock wrappers copied in this TU
+    std::set<std::string> PartsEmitted;            ///< wrapper parts copied in this TU
     std::set<unsigned> LabelsAdded;                ///< offsets of UnlockedLabels inserted
     std::set<unsigned> MarkedLabels;               ///< labels marked __attribute__((unused))
     std::vector<TextRange> ConvertedSections;      ///< of this translation unit

@@ -91,6 +91,10 @@ bool CaptureAnalysis::gotoReleasingLabel(CriticalSection &CS, const GotoStmt *Go
     std::optional<unsigned> At = Text.expansionOffset(Target->getBeginLoc());
     std::optional<TextRange> UnlockText = Text.statement(Unlock);
     std::optional<TextRange> GotoText = Text.statement(Goto);
+    // An unlock wrapper's statements after its unlock would be jumped over.
+    const FunctionDecl *Def = Call ? Call->getDirectCallee()->getDefinition() : nullptr;
+    if (Def && Api.pairOf(Def->getName()) && !Api.summary(Def, LockOp::Unlock).After.empty())
+        return false;
     if (!Call || Api.classify(Call) != LockOp::Unlock ||
         !sameMutex(Api.mutexOf(Call, LockOp::Unlock), CS.Mutex, Ctx) || Api.unlockEffects(Call) ||
         // a remote pair releases through the section's own unlock where it runs locally

@@ -260,9 +260,31 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
     D += "/* rcl: critical section of '" + CS.LockName + "' in " + FnName + "() at line " +
          std::to_string(Text.line(CS.LockOffset)) +
          ", outlined to run on the lock's server (rcl_delegate). */\n";
-    bool HasContext = !CS.Captures.empty();
+    // The lock wrapper's statements after its lock run first in the outlined function, on the
+    // lock call's arguments, which travel in the context (evaluated once, at the call site).
+    const WrapperEffects *AfterLock = nullptr, *BeforeLock = nullptr, *AfterUnlock = nullptr;
+    for (const WrapperEffects &P : CS.Parts)
+        (P.Part == WrapperPart::AfterLock    ? AfterLock
+         : P.Part == WrapperPart::BeforeLock ? BeforeLock
+                                             : AfterUnlock) = &P;
+    std::vector<std::string> LockArgs;
+    for (const Expr *Arg : CS.LockCall->arguments())
+        LockArgs.push_back(argumentText(Arg));
+    bool HasContext = !CS.Captures.empty() || AfterLock;
     if (HasContext) {
         D += StructName + " {\n";
+        if (AfterLock)
+            for (unsigned I = 0; I < AfterLock->Wrapper->getNumParams(); ++I) {
+                std::optional<std::string> Member =
+                    declaration(AfterLock->Wrapper->getParamDecl(I)->getType(),
+                                "rcl_lock_arg" + std::to_string(I), Ctx);
+                if (!Member) {
+                    Why = "a parameter type of lock wrapper '" +
+                          AfterLock->Wrapper->getNameAsString() + "' cannot be written out";
+                    return std::nullopt;
+                }
+                D += Unit + *Member + ";\n";
+            }
         for (const Capture &C : CS.Captures) {
             QualType T = variableType(CS, C.Var);
             if (C.Kind == CaptureKind::ByPointer) T = Ctx.getPointerType(T);
@@ -291,6 +313,13 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         if (C.Kind == CaptureKind::ByValue)
             D += Unit + *declaration(C.Var->getType(), C.Var->getName(), Ctx) + " = rcl_ctx->" +
                  C.Field + ";\n";
+    if (AfterLock) {
+        std::vector<std::string> Fields;
+        for (unsigned I = 0; I < AfterLock->Wrapper->getNumParams(); ++I)
+            Fields.push_back("rcl_ctx->rcl_lock_arg" + std::to_string(I));
+        D += Unit + wrapperPartName(AfterLock->Wrapper, WrapperPart::AfterLock) + "(" +
+             joinArguments(Fields) + ");\n";
+    }
     D += lineDirective(Text.line(CS.Body.Begin)).empty()
              ? ""
              : lineDirective(Text.line(CS.Body.Begin)).substr(1);
@@ -342,10 +371,19 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
     }
     std::string LockExpr = Getter.empty() ? mutexExpression(CS.Mutex, Args, Ctx) : "rcl_mutex";
     C += "{\n";
+    if (BeforeLock)
+        C += In1 + wrapperPartName(BeforeLock->Wrapper, WrapperPart::BeforeLock) + "(" +
+             joinArguments(LockArgs) + ");\n";
     std::string CtxArg = "(void *)0";
     if (HasContext) {
         C += In1 + StructName + " rcl_ctx = {";
         bool First = true;
+        if (AfterLock)
+            for (unsigned I = 0; I < LockArgs.size(); ++I) {
+                C += First ? " " : ", ";
+                First = false;
+                C += ".rcl_lock_arg" + std::to_string(I) + " = " + LockArgs[I];
+            }
         for (const Capture &Cap : CS.Captures) {
             C += First ? " " : ", ";
             First = false;
@@ -411,8 +449,30 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
                    "\n";
         return dedent(Text.text(*E.Tail), To) + "\n";
     };
+    // The unlock wrapper's statements after its unlock run once the delegation returned, before
+    // whatever the section's exit continues with.
+    std::string After;
+    if (AfterUnlock) {
+        std::vector<std::string> UnlockArgs;
+        for (const Expr *Arg : CS.UnlockCall->arguments())
+            UnlockArgs.push_back(argumentText(Arg));
+        After = In1 + wrapperPartName(AfterUnlock->Wrapper, WrapperPart::AfterUnlock) + "(" +
+                joinArguments(UnlockArgs) + ");\n";
+    }
     if (Dispatch.empty()) {
-        C += In1 + Call + ";\n";
+        C += In1 + Call + ";\n" + After;
+    } else if (!After.empty()) {
+        C += In1 + "int rcl_exit = " + Call + ";\n" + After;
+        for (size_t I = 0; I < Dispatch.size(); ++I) {
+            if (I + 1 == Dispatch.size() && CS.EndsByExit)
+                C += I == 0 ? In1 + "{\n" : " else {\n";
+            else
+                C += (I == 0 ? In1 + "if" : std::string(" else if")) +
+                     " (rcl_exit == " + std::to_string(Dispatch[I]->Number) + ") {\n";
+            C += tailText(*Dispatch[I], In1 + Unit);
+            C += In1 + "}";
+        }
+        C += "\n";
     } else if (Dispatch.size() == 1 && CS.EndsByExit) {
         C += In1 + Call + ";\n";
         C += tailText(*Dispatch[0], In1);

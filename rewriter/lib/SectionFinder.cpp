@@ -614,6 +614,7 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
     for (unsigned K = CS.FirstIndex; K <= *Last; ++K)
         collectCalls(Block->body_begin()[K], LockOp::Unlock, CS.Mutex, Unlocks);
     CS.UnlockCall = Unlocks.empty() ? nullptr : Unlocks.front();
+    if (!noteWrapperParts(CS, Unlocks)) return CS;
     // A pair defined in another unit: where that unit has no getter the section runs between
     // the lock call and CS.UnlockCall, so every path must release through that same call.
     if (!CS.Mutex.Remote.empty())
@@ -722,6 +723,55 @@ const Stmt *SectionFinder::guardedUnlock(const CriticalSection &CS, const CallEx
             Do && Api.guardedOperationStatement(Do, Guard) == Unlock)
             Out = Do;
     return Out;
+}
+
+bool SectionFinder::noteWrapperParts(CriticalSection &CS,
+                                     const std::vector<const CallExpr *> &Unlocks) {
+    auto definedBefore = [&](const FunctionDecl *Wrapper, const CallExpr *Call, StringRef Kind) {
+        // The copies go before the section's function: the wrapper must be written in this
+        // file before it (all it uses is declared there).
+        std::optional<unsigned> End = Text.offset(Wrapper->getEndLoc());
+        std::optional<unsigned> FunctionAt = Text.expansionOffset(CS.Function->getBeginLoc());
+        if (End && FunctionAt && *End < *FunctionAt) return true;
+        CS.Refused = refuse(Kind.str() + " wrapper '" + Wrapper->getNameAsString() +
+                                "' does more than " + Kind.str() +
+                                " its first argument, and its definition is not written in this "
+                                "file before '" +
+                                CS.Function->getNameAsString() + "'",
+                            Call->getBeginLoc());
+        return false;
+    };
+    if (CS.Mutex.Remote.empty())
+        if (const FunctionDecl *Def = CS.LockCall->getDirectCallee()->getDefinition();
+            Def && Api.pairOf(Def->getName())) {
+            WrapperSummary S = Api.summary(Def, LockOp::Lock);
+            if (S.hasEffects() && !definedBefore(Def, CS.LockCall, "lock")) return false;
+            if (!S.Before.empty()) CS.Parts.push_back({Def, WrapperPart::BeforeLock});
+            if (!S.After.empty()) CS.Parts.push_back({Def, WrapperPart::AfterLock});
+        }
+    // An unlock wrapper's statements after its unlock run once the delegation returned: every
+    // path must release through that same call.
+    for (const CallExpr *U : Unlocks) {
+        const FunctionDecl *Def = U->getDirectCallee()->getDefinition();
+        if (!Def || !Api.pairOf(Def->getName()) || !CS.Mutex.Remote.empty()) continue;
+        WrapperSummary S = Api.summary(Def, LockOp::Unlock);
+        if (S.After.empty()) continue;
+        if (!definedBefore(Def, U, "unlock")) return false;
+        for (const CallExpr *Other : Unlocks)
+            if (!sameCall(Other, U, Ctx)) {
+                CS.Refused = refuse("unlock wrapper '" + Def->getNameAsString() +
+                                        "' does things after it unlocks, and the critical "
+                                        "section is also released through another unlock "
+                                        "(line " +
+                                        std::to_string(lineOf(Other->getBeginLoc())) + ")",
+                                    Other->getBeginLoc());
+                return false;
+            }
+        CS.UnlockCall = U;
+        CS.Parts.push_back({Def, WrapperPart::AfterUnlock});
+        break;
+    }
+    return true;
 }
 
 bool SectionFinder::noteEffects(CriticalSection &CS, const CallExpr *Unlock, TextRange Statement) {

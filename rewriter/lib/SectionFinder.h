@@ -58,6 +58,10 @@ class SectionFinder {
     /// Records an unlock by a wrapper with effects (LockApi::unlockEffects), or refuses CS
     /// when that wrapper's statements cannot be copied before the section's function.
     bool noteEffects(CriticalSection &CS, const clang::CallExpr *Unlock, TextRange Statement);
+    /// Records what the section's lock wrapper does besides locking and its unlock wrapper after
+    /// unlocking (CriticalSection::Parts), or refuses CS when that cannot be copied before the
+    /// section's function or an unlock with such statements is not the section's only one.
+    bool noteWrapperParts(CriticalSection &CS, const std::vector<const clang::CallExpr *> &Unlocks);
     /// Refuses CS when a preprocessor directive would be cut apart or moved by the rewrite.
     void checkDirectives(CriticalSection &CS) const;
     bool isOperationOn(const clang::Stmt *S, LockOp Op, MutexRef Mutex) const;

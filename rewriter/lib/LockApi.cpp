@@ -380,6 +380,13 @@ bool sameMutex(const MutexRef &A, const MutexRef &B, const ASTContext &Ctx) {
                 return false;
         return true;
     }
+    // A wrapper whose mutex depends on no parameter (`sched_lock()`, `STATS_LOCK()`) names a
+    // file-scope mutex: the same as a pthread call on it (`pthread_mutex_unlock(&sched_m)`).
+    auto fixed = [](const MutexRef &M) {
+        return M.Through && parametersUsed(M.Through).empty() ? M.Through : nullptr;
+    };
+    if ((fixed(A) && !B.Through && B.Operand) || (fixed(B) && !A.Through && A.Operand))
+        return sameLvalue(fixed(A) ? fixed(A) : A.Operand, fixed(B) ? fixed(B) : B.Operand, Ctx);
     if (A.Through || B.Through) {
         if (!A.Through || !B.Through || !sameLvalue(A.Through, B.Through, Ctx)) return false;
         for (unsigned I : parametersUsed(A.Through))

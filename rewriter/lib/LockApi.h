@@ -185,6 +185,11 @@ class LockApi {
     bool isPair(llvm::StringRef Lock, llvm::StringRef Unlock) const;
 
     const std::vector<WrapperPair> &wrappers() const { return Wrappers; }
+    /// Adds pairs (inferred for one unit: inferWrapperPairs) after the declared ones.
+    void addPairs(const std::vector<std::pair<std::string, std::string>> &Pairs) {
+        for (const auto &[Lock, Unlock] : Pairs)
+            if (!isPair(Lock, Unlock)) Wrappers.push_back({Lock, Unlock});
+    }
 
   private:
     std::vector<WrapperPair> Wrappers;

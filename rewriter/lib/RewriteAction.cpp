@@ -33,6 +33,8 @@ class RewriteConsumer : public ASTConsumer {
         if (!Entry) return;
         std::string Given = Entry->getName().str();
         std::string Real = SM.getFileManager().getCanonicalName(*Entry).str();
+        // The unit's own wrappers, which nobody declared (WrapperModel).
+        Api.addPairs(inferWrapperPairs(Ctx, Session.Api));
         if (Session.FactsOnly) {
             CalleeFacts Callees(Ctx, Api, &Session.Project, false);
             Session.Project.add(Callees.exported(), pairs(Ctx, nullptr, nullptr, Real, nullptr));

@@ -6,6 +6,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/SourceManager.h"
+#include <set>
 
 using namespace clang;
 
@@ -289,6 +290,69 @@ WrapperSummary summarizeWrapper(const FunctionDecl *Def, LockOp Op, const LockAp
         Out.After.clear();
     }
     return Out;
+}
+
+namespace {
+
+std::vector<std::pair<std::string, std::string>> inferOnce(ASTContext &Ctx, const LockApi &Api,
+                                                           const std::set<std::string> *Only) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    std::vector<WrapperSummary> Locks, Unlocks;
+    for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+        const auto *Fn = dyn_cast<FunctionDecl>(D);
+        if (!Fn || !Fn->getIdentifier() || !Fn->doesThisDeclarationHaveABody() ||
+            Fn->isVariadic() ||
+            (Only ? !Only->count(Fn->getNameAsString()) : Api.pairOf(Fn->getName()) != nullptr) ||
+            !SM.isWrittenInMainFile(SM.getExpansionLoc(Fn->getBeginLoc())))
+            continue;
+        // Only a function that names the pthread call is worth reading.
+        bool Lock = false, Unlock = false;
+        walk(Fn->getBody(), [&](const Stmt *S) {
+            const auto *Call = dyn_cast<CallExpr>(S);
+            const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+            if (!Callee || !Callee->getIdentifier()) return;
+            Lock |= Callee->getName() == "pthread_mutex_lock";
+            Unlock |= Callee->getName() == "pthread_mutex_unlock";
+        });
+        if (Lock == Unlock) continue; // neither, or both (a section, not a wrapper)
+        WrapperSummary S = summarizeWrapper(Fn, Lock ? LockOp::Lock : LockOp::Unlock, Api);
+        if (S.Problem || S.Chain || !S.Mutex || !reachableFromParameters(S.Mutex, Fn)) continue;
+        (Lock ? Locks : Unlocks).push_back(S);
+    }
+    std::vector<std::pair<std::string, std::string>> Out;
+    for (const WrapperSummary &L : Locks)
+        for (const WrapperSummary &U : Unlocks) {
+            if (L.Def->getNumParams() != U.Def->getNumParams()) continue;
+            bool Same = true;
+            for (unsigned I = 0; I < L.Def->getNumParams(); ++I)
+                Same &= Ctx.hasSameUnqualifiedType(L.Def->getParamDecl(I)->getType(),
+                                                   U.Def->getParamDecl(I)->getType());
+            if (!Same || !sameLvalue(L.Mutex, U.Mutex, Ctx) ||
+                (L.Guard != nullptr) != (U.Guard != nullptr) ||
+                (L.Guard && !sameLvalue(L.Guard, U.Guard, Ctx)))
+                continue;
+            Out.push_back({L.Def->getNameAsString(), U.Def->getNameAsString()});
+        }
+    return Out;
+}
+
+} // namespace
+
+std::vector<std::pair<std::string, std::string>> inferWrapperPairs(ASTContext &Ctx,
+                                                                   const LockApi &Api) {
+    // Read once more knowing the first reading's wrappers: a function that calls one of them
+    // besides its own operation (`sleep_one() { sched_lock(); n--; pthread_mutex_unlock(&m); }`)
+    // is a section, not a wrapper.
+    std::vector<std::pair<std::string, std::string>> First = inferOnce(Ctx, Api, nullptr);
+    if (First.empty()) return First;
+    LockApi Knowing = Api;
+    Knowing.addPairs(First);
+    std::set<std::string> Names;
+    for (const auto &[Lock, Unlock] : First) {
+        Names.insert(Lock);
+        Names.insert(Unlock);
+    }
+    return inferOnce(Ctx, Knowing, &Names);
 }
 
 } // namespace rcl

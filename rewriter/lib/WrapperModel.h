@@ -56,6 +56,16 @@ struct WrapperSummary {
 /// Reads Def, a declared wrapper of operation Op (LockOp::Lock or LockOp::Unlock).
 WrapperSummary summarizeWrapper(const clang::FunctionDecl *Def, LockOp Op, const LockApi &Api);
 
+/// The lock and unlock wrappers nobody declared: the functions of the unit's main file whose
+/// definition reads (summarizeWrapper) as a lock of one mutex expression of their parameters
+/// and file-scope names, without its unlock (`static void sched_lock(void) {
+/// pthread_mutex_lock(&sched_m); }`, a monitor-enter helper, libmicrohttpd's
+/// `MHD_ip_count_lock(daemon)`), each paired with every function that reads as the unlock of
+/// the same expression from parameters of the same types, under the same condition if any.
+/// Declared wrappers (Api) are left out; they are the user's.
+std::vector<std::pair<std::string, std::string>> inferWrapperPairs(clang::ASTContext &Ctx,
+                                                                   const LockApi &Api);
+
 /// Whether E reads only Def's parameters and file-scope names (not thread-local), without
 /// calls or side effects: it can be evaluated at a call site with the arguments in place of
 /// the parameters, or in a getter.

@@ -324,6 +324,12 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
     };
     std::vector<std::pair<const DeclStmt *, bool>> Declarations; // (declaration, top level)
     for (unsigned K = CS.FirstIndex; K <= CS.LastIndex; ++K) {
+        // The final unlock, also `int r = pthread_mutex_unlock(&m);`, is no declaration of
+        // the section: the call site declares r again (CallSiteSuffix).
+        if (std::optional<unsigned> At =
+                Text.expansionOffset(CS.Block->body_begin()[K]->getBeginLoc());
+            At && excluded(CS, *At))
+            continue;
         if (const auto *DS = dyn_cast<DeclStmt>(CS.Block->body_begin()[K]))
             Declarations.push_back({DS, true});
         else

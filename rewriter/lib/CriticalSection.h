@@ -173,6 +173,8 @@ struct CriticalSection {
     std::vector<Note> Notes;             ///< reported with the conversion
     /// Emitted before the call site: `rc = 0;` for a lock whose result was stored in rc.
     std::string CallSitePrefix;
+    /// Emitted after it: `rc = 0;` (or `int rc = 0;`) for an unlock whose result was stored.
+    std::string CallSiteSuffix;
     /// Condition waits written inside macro bodies: the outlined function is compiled with
     /// `#define pthread_cond_wait rcl_cond_wait` (push_macro/pop_macro around it).
     std::map<std::string, std::string> MacroRenames;

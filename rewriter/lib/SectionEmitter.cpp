@@ -495,6 +495,7 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         C += "\n";
     }
     C += Indent.str() + "}";
+    if (!CS.CallSiteSuffix.empty()) C += " " + CS.CallSiteSuffix;
     if (LineDirectives)
         C += lineDirective(Text.line(CS.Whole.End)) +
              std::string(Text.column(CS.Whole.End) - 1, ' ');

@@ -44,19 +44,24 @@ const CallExpr *SectionFinder::checkedUnlock(const Stmt *S) const {
 void SectionFinder::noteDroppedCheck(CriticalSection &CS, const CallExpr *Call,
                                      const VarDecl *Stored) const {
     bool Lock = Api.classify(Call) == LockOp::Lock;
-    CS.Notes.push_back({"drops the check of " + Call->getDirectCallee()->getNameAsString() +
-                            "'s result (line " + std::to_string(lineOf(Call->getBeginLoc())) +
-                            "): a delegated " + (Lock ? "lock" : "unlock") +
-                            " does not fail the way a plain one can (the runtime " +
-                            (Lock ? "takes" : "releases") +
-                            " the mutex itself), so only the success path remains" +
-                            (Stored ? "; '" + Stored->getNameAsString() +
-                                          "' is set to 0, what a successful lock returns"
-                                    : std::string()),
-                        Call->getBeginLoc()});
+    CS.Notes.push_back(
+        {"drops the check of " + Call->getDirectCallee()->getNameAsString() + "'s result (line " +
+             std::to_string(lineOf(Call->getBeginLoc())) + "): a delegated " +
+             (Lock ? "lock" : "unlock") + " does not fail the way a plain one can (the runtime " +
+             (Lock ? "takes" : "releases") +
+             " the mutex itself), so only the success path remains" +
+             (Stored ? "; '" + Stored->getNameAsString() + "' is set to 0, what a successful " +
+                           (Lock ? "lock" : "unlock") + " returns"
+                     : std::string()),
+         Call->getBeginLoc()});
 }
 
 const CallExpr *SectionFinder::storedLock(const Stmt *S, const VarDecl *&Var) const {
+    return storedOperation(S, LockOp::Lock, Var);
+}
+
+const CallExpr *SectionFinder::storedOperation(const Stmt *S, LockOp Op,
+                                               const VarDecl *&Var) const {
     // `rc = pthread_mutex_lock(&m);` or `int rc = pthread_mutex_lock(&m);`, rc a local integer.
     const Expr *Value = nullptr;
     if (const auto *Assign = dyn_cast<BinaryOperator>(S);
@@ -72,8 +77,7 @@ const CallExpr *SectionFinder::storedLock(const Stmt *S, const VarDecl *&Var) co
         Var->getType().isVolatileQualified())
         return nullptr;
     const auto *Call = dyn_cast<CallExpr>(Value->IgnoreParenImpCasts());
-    if (!Call || Api.classify(Call) != LockOp::Lock || !Call->getType()->isIntegerType())
-        return nullptr;
+    if (!Call || Api.classify(Call) != Op || !Call->getType()->isIntegerType()) return nullptr;
     return Call;
 }
 
@@ -506,6 +510,43 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
             }
             break;
         }
+        // `ret = pthread_mutex_unlock(&m);` (or `int ret = ...;`), ret a local integer, possibly
+        // checked by the next statement: the section's last unlock; the call site then sets
+        // ret to 0, what a successful unlock returns.
+        if (const VarDecl *Stored = nullptr; S == Unlock && !CS.Mutex.Guard) {
+            const CallExpr *Call = storedOperation(S, LockOp::Unlock, Stored);
+            if (Call && sameMutex(Api.mutexOf(Call, LockOp::Unlock), CS.Mutex, Ctx)) {
+                std::optional<TextRange> Range = Text.statement(S);
+                unsigned End = K;
+                ResultSource Src({}, Stored);
+                if (K + 1 < Block->size() &&
+                    falseOnSuccess(conditionWithoutElse(Block->body_begin()[K + 1]), Src) &&
+                    !Src.Call)
+                    if (std::optional<TextRange> Check = Text.statement(Block->body_begin()[K + 1]);
+                        Check && Range) {
+                        Range->End = Check->End;
+                        End = K + 1;
+                    }
+                if (!Range) {
+                    CS.Refused = refuseInMacro(insideMacro(S->getBeginLoc()), S->getBeginLoc());
+                    return CS;
+                }
+                Last = End;
+                CS.FinalUnlock = Range;
+                // `(void)ret;`: where the dropped check was its only use (-Wunused-variable).
+                CS.CallSiteSuffix =
+                    (isa<DeclStmt>(S)
+                         ? Text.code()
+                               .slice(Range->Begin,
+                                      Text.expansionOffset(Stored->getInit()->getBeginLoc())
+                                          .value_or(Range->Begin))
+                               .str()
+                         : Stored->getNameAsString() + " = ") +
+                    "0; (void)" + Stored->getNameAsString() + ";";
+                noteDroppedCheck(CS, Call, Stored);
+                break;
+            }
+        }
         std::vector<const CallExpr *> Unlocks;
         collectCalls(S, LockOp::Unlock, CS.Mutex, Unlocks);
         if (!Unlocks.empty() && !fallsThrough(S, &CS.Mutex)) {
@@ -566,6 +607,8 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
         // that macro use, provided nothing else comes from the same expansion.
         std::optional<TextRange> R = K == *Last ? LastStmt : operationRange(S, Block);
         if (R && isa<NullStmt>(S)) continue;
+        // A stored unlock and its check are one final unlock.
+        if (R && K < *Last && CS.FinalUnlock && CS.FinalUnlock->contains(R->Begin)) continue;
         if (!R || !CS.Whole.contains(*R) || R->Begin < LockStmt->End ||
             (K < *Last && R->End > LastStmt->Begin)) {
             CS.Refused = refuseInMacro(insideMacro(Block->body_begin()[K]->getBeginLoc()),
@@ -840,6 +883,8 @@ void SectionFinder::findExits(CriticalSection &CS) {
     for (unsigned K = CS.FirstIndex; K <= CS.LastIndex; ++K) {
         const Stmt *S = CS.Block->body_begin()[K];
         if (K == CS.LastIndex && CS.FinalUnlock) break;
+        std::optional<unsigned> At = Text.expansionOffset(S->getBeginLoc());
+        if (CS.FinalUnlock && At && CS.FinalUnlock->contains(*At)) break; // a stored unlock
         collectCalls(S, LockOp::Unlock, CS.Mutex, Unlocks);
     }
     unsigned NextNumber = 1;

@@ -82,6 +82,9 @@ class SectionFinder {
     /// and rc in Var. The section starts there (with the check `if (rc) fail;` right after it,
     /// when there is one); the call site sets rc to 0.
     const clang::CallExpr *storedLock(const clang::Stmt *S, const clang::VarDecl *&Var) const;
+    /// The same for an operation Op (a stored unlock ends a section).
+    const clang::CallExpr *storedOperation(const clang::Stmt *S, LockOp Op,
+                                           const clang::VarDecl *&Var) const;
     /// The call site's `rc = 0;` (or `int rc = 0;`) for a stored lock result.
     void storeSuccess(CriticalSection &CS, const clang::Stmt *LockStmt, const clang::VarDecl *Var);
     /// The unlock Node (in P) is the first statement of a macro's `do { unlock; return v; }

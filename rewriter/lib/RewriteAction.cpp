@@ -51,6 +51,7 @@ class RewriteConsumer : public ASTConsumer {
         std::vector<std::pair<unsigned, std::string>> Inserts; // offset, text
         std::vector<clang::tooling::Replacement> Sites;
         std::vector<Decl *> Functions;
+        const Decl *Previous = nullptr;
         for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
             auto *Fn = dyn_cast<FunctionDecl>(D);
             // `local void f(void)` with `#define local static`: the declaration may begin
@@ -58,8 +59,11 @@ class RewriteConsumer : public ASTConsumer {
             // produced by a macro is left alone: its statements may be macro arguments, where
             // an edit (a context initializer's commas) would change the macro's arguments.
             if (Fn && Fn->doesThisDeclarationHaveABody() &&
-                SM.getFileID(SM.getExpansionLoc(Fn->getBody()->getBeginLoc())) == Main)
+                SM.getFileID(SM.getExpansionLoc(Fn->getBody()->getBeginLoc())) == Main) {
                 Functions.push_back(Fn);
+                PreviousDecl[Fn] = Previous;
+            }
+            if (!D->isImplicit()) Previous = D;
         }
         for (const WrapperPair &W : Session.Api.wrappers())
             for (auto [Name, Role] : {std::pair{W.Lock, "lock"}, std::pair{W.Unlock, "unlock"}}) {
@@ -94,9 +98,7 @@ class RewriteConsumer : public ASTConsumer {
             std::string Definitions =
                 rewriteFunction(Ctx, Text, Emitter, Callees, Fn, Real, Given, Sites);
             if (Definitions.empty()) continue;
-            unsigned Offset = functionStart(Ctx, Text, Fn);
-            std::string Resume = Emitter.lineDirective(Text.line(Offset));
-            Inserts.push_back({Offset, Definitions + (Resume.empty() ? "" : Resume.substr(1))});
+            Inserts.push_back({functionStart(Ctx, Text, Fn), Definitions});
         }
         // rcl-cc's copy: what the preprocessor made of the refused sections' macros and
         // conditionals, written out; the unit is read again on that text (the driver).
@@ -157,19 +159,19 @@ class RewriteConsumer : public ASTConsumer {
             IncludeAt = std::min(IncludeAt, functionStart(Ctx, Text, E.Function));
         }
         const std::string Include = "#include <rcl/rcl.h> /* added by rcl-rewrite */\n\n";
-        if (Session.LineDirectives)
-            addEdit(Edits,
-                    clang::tooling::Replacement(Real, 0, 0, Emitter.lineDirective(1).substr(1)));
-        if (IncludeAt < Inserts.front().first) {
-            std::string Resume = Emitter.lineDirective(Text.line(IncludeAt));
-            addEdit(Edits,
-                    clang::tooling::Replacement(
-                        Real, IncludeAt, 0, Include + (Resume.empty() ? "" : Resume.substr(1))));
-        } else {
-            Inserts.front().second = Include + Inserts.front().second;
+        if (Session.LineDirectives) {
+            unsigned Top = Text.lineStart(0); // after a byte order mark
+            addEdit(Edits, clang::tooling::Replacement(Real, Top, 0,
+                                                       Emitter.lineDirective(Top).substr(1)));
         }
+        if (IncludeAt < Inserts.front().first)
+            addEdit(Edits, clang::tooling::Replacement(Real, IncludeAt, 0,
+                                                       placed(Text, Emitter, IncludeAt, Include)));
+        else
+            Inserts.front().second = Include + Inserts.front().second;
         for (auto &[Offset, Insert] : Inserts)
-            addEdit(Edits, clang::tooling::Replacement(Real, Offset, 0, Insert));
+            addEdit(Edits, clang::tooling::Replacement(Real, Offset, 0,
+                                                       placed(Text, Emitter, Offset, Insert)));
         for (const clang::tooling::Replacement &R : Sites)
             addEdit(Edits, R);
     }
@@ -303,11 +305,29 @@ class RewriteConsumer : public ASTConsumer {
     }
 
     /// Where text inserted before Fn goes: the start of the line of its first token, or of
-    /// its documentation comment.
+    /// its documentation comment; right before that token when declarations precede it on
+    /// its line (`int x; void f(void) {`: the inserted text uses them).
     static unsigned functionStart(ASTContext &Ctx, const SourceText &Text, const FunctionDecl *Fn) {
         SourceLocation Start = Fn->getBeginLoc();
         if (const RawComment *Doc = Ctx.getRawCommentForDeclNoCache(Fn)) Start = Doc->getBeginLoc();
-        return Text.lineStart(Text.expansionOffset(Start).value_or(0));
+        unsigned At = Text.expansionOffset(Start).value_or(0);
+        unsigned Line = Text.lineStart(At);
+        return Text.code().slice(Line, At).trim().empty() ? Line : At;
+    }
+
+    /// Insert, to go at Offset (functionStart): on lines of its own (after a line break when
+    /// Offset is not at the start of its line), then, with line directives, back on Offset's
+    /// line and column.
+    static std::string placed(const SourceText &Text, const SectionEmitter &Emitter,
+                              unsigned Offset, const std::string &Insert) {
+        unsigned Line = Text.lineStart(Offset);
+        std::string Out = (Offset == Line ? "" : "\n") + Insert;
+        std::string Resume = Emitter.lineDirective(Offset);
+        if (Resume.empty()) return Out;
+        Out += Resume.substr(1);
+        for (char C : Text.code().slice(Line, Offset))
+            Out += C == '\t' ? '\t' : ' ';
+        return Out;
     }
 
     void addEdit(clang::tooling::Replacements &Edits, const clang::tooling::Replacement &R) {
@@ -376,6 +396,9 @@ class RewriteConsumer : public ASTConsumer {
                                          CS.LockCall->getBeginLoc()};
                     CS.Refused->Resolve = Resolution::ExpandMacros;
                 }
+        if (std::optional<std::string> Why = noPlaceBefore(Ctx, Text, Fn))
+            for (CriticalSection &CS : Sections)
+                if (!CS.Refused) CS.Refused = Refusal{*Why, CS.LockCall->getBeginLoc()};
         if (Sections.empty() && Others.empty()) return "";
         CaptureAnalysis Analysis(Ctx, Api, Text, Callees, Session.NoNestedLocks, Fn);
         std::vector<TextRange> Converted;
@@ -552,6 +575,29 @@ class RewriteConsumer : public ASTConsumer {
         CS.Refused->UnknownCallees = {MissingLock.str(), MissingUnlock.str()};
     }
 
+    /// Why the outlined functions cannot go before Fn (functionStart), if they cannot: the
+    /// declaration before Fn ends after that place, for one macro writes both
+    /// (`#define COUNTER(v) static long v; static void bump_##v(void)`), and the sections that
+    /// use it would be outlined before it is declared.
+    std::optional<std::string> noPlaceBefore(ASTContext &Ctx, const SourceText &Text,
+                                             const FunctionDecl *Fn) const {
+        auto It = PreviousDecl.find(Fn);
+        if (It == PreviousDecl.end() || !It->second) return std::nullopt;
+        std::optional<unsigned> PreviousEnd = Text.expansionOffset(It->second->getEndLoc());
+        if (!PreviousEnd || *PreviousEnd < functionStart(Ctx, Text, Fn)) return std::nullopt;
+        SourceLocation Begin = Fn->getBeginLoc();
+        std::string Macro =
+            Begin.isMacroID()
+                ? "macro '" +
+                      Lexer::getImmediateMacroName(Begin, Ctx.getSourceManager(), Ctx.getLangOpts())
+                          .str() +
+                      "'"
+                : "one macro";
+        return "the function's declaration is written by " + Macro +
+               " together with the declaration before it: the outlined section would have to "
+               "go between the two";
+    }
+
     /// A declared lock or unlock wrapper's own definition holds the lock across functions by
     /// design: it is part of the lock API, not a critical section.
     bool isDeclaredWrapper(const FunctionDecl *Fn) const {
@@ -597,6 +643,7 @@ class RewriteConsumer : public ASTConsumer {
     std::set<unsigned> MarkedLabels;               ///< labels marked __attribute__((unused))
     std::vector<TextRange> ConvertedSections;      ///< of this translation unit
     std::vector<CalleeEdit> CalleeEdits;
+    std::map<const FunctionDecl *, const Decl *> PreviousDecl; ///< top-level, in source order
 };
 
 class RewriteAction : public ASTFrontendAction {

@@ -40,10 +40,21 @@ static std::string getterParameter(const FunctionDecl *LockWrapper, unsigned I) 
     return P->getName().empty() ? "rcl_p" + std::to_string(I) : P->getName().str();
 }
 
-std::string SectionEmitter::lineDirective(unsigned Line) const {
+std::string SectionEmitter::lineDirective(unsigned Offset) const {
     if (!LineDirectives) return "";
+    // The presumed place: where the file's own #line directives (generated code: bison, flex,
+    // re2c) put the text at Offset, and where nothing does, the file as the command names it.
+    const clang::SourceManager &SM = Text.sourceManager();
+    clang::PresumedLoc P = SM.getPresumedLoc(SM.getComposedLoc(Text.file(), Offset));
+    std::string Name = FileName;
+    unsigned Line = Text.line(Offset);
+    if (P.isValid()) {
+        Line = P.getLine();
+        clang::OptionalFileEntryRef Own = SM.getFileEntryRefForID(Text.file());
+        if (!Own || P.getFilename() != Own->getName()) Name = P.getFilename();
+    }
     std::string Escaped;
-    for (char C : FileName) {
+    for (char C : Name) {
         if (C == '\\' || C == '"') Escaped += '\\';
         Escaped += C;
     }
@@ -227,7 +238,7 @@ SectionEmitter::effectsFunction(const FunctionDecl *Wrapper,
     for (const ParmVarDecl *Param : Wrapper->parameters())
         if (Param->getIdentifier()) Out += "    (void)" + Param->getNameAsString() + ";\n";
     for (const TextRange &R : Parts) {
-        std::string Line = lineDirective(Text.line(R.Begin));
+        std::string Line = lineDirective(R.Begin);
         if (!Line.empty()) Out += Line.substr(1);
         Out += "    " + Text.text(R).str() + "\n";
     }
@@ -304,44 +315,57 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
     // RCL_SECTION_INLINE (rcl.h): where the runtime runs the call in the caller (rcl.h's
     // inline fast path: local mode, an adaptive lock on its local path) the compiler puts the
     // section back where it came from, as the original code had it.
-    D += "static RCL_SECTION_INLINE int " + Name + "(void *rcl_arg)\n{\n";
+    // With LineDirectives, the code rcl adds is on lines of the section where the original
+    // had code too: the call on the lock's line, the outlined function's entry (which reads
+    // the context) on the line of the body's first statement, its return on the unlock's. A
+    // debugger's breakpoint on a line of the body stops in the outlined function, and gcov
+    // counts each line as often as the original's.
+    const std::string NL = LineDirectives ? " " : "\n";
+    const std::string In = LineDirectives ? "" : Unit;
+    if (LineDirectives)
+        D += lineDirective(Text.firstToken(CS.Body).value_or(CS.LockOffset)).substr(1);
+    D += "static RCL_SECTION_INLINE int " + Name + "(void *rcl_arg)" + NL + "{" + NL;
+    // The cast: C++-compatible C (GCC's -Wc++-compat) converts no void * implicitly.
     if (HasContext)
-        D += Unit + StructName + " *rcl_ctx = rcl_arg;\n";
+        D += In + StructName + " *rcl_ctx = (" + StructName + " *)rcl_arg;" + NL;
     else
-        D += Unit + "(void)rcl_arg;\n";
+        D += In + "(void)rcl_arg;" + NL;
     for (const Capture &C : CS.Captures)
         if (C.Kind == CaptureKind::ByValue)
-            D += Unit + *declaration(C.Var->getType(), C.Var->getName(), Ctx) + " = rcl_ctx->" +
-                 C.Field + ";\n";
+            D += In + *declaration(C.Var->getType(), C.Var->getName(), Ctx) + " = rcl_ctx->" +
+                 C.Field + ";" + NL;
     if (AfterLock) {
         std::vector<std::string> Fields;
         for (unsigned I = 0; I < AfterLock->Wrapper->getNumParams(); ++I)
             Fields.push_back("rcl_ctx->rcl_lock_arg" + std::to_string(I));
-        D += Unit + wrapperPartName(AfterLock->Wrapper, WrapperPart::AfterLock) + "(" +
-             joinArguments(Fields) + ");\n";
+        D += In + wrapperPartName(AfterLock->Wrapper, WrapperPart::AfterLock) + "(" +
+             joinArguments(Fields) + ");" + NL;
     }
-    D += lineDirective(Text.line(CS.Body.Begin)).empty()
-             ? ""
-             : lineDirective(Text.line(CS.Body.Begin)).substr(1);
+    D += lineDirective(CS.Body.Begin);
     std::string BodyText = reindent(*Body, Indent, Unit);
     // The body starts with the rest of the lock's line: usually just its newline.
     if (!LineDirectives && StringRef(BodyText).starts_with("\n")) BodyText.erase(0, 1);
     D += BodyText;
-    if (!CS.FinalUnlock) D += "\n" + Unit + "return 0;";
-    D += "\n}\n";
+    if (LineDirectives) {
+        D += lineDirective(CS.Body.End) + (CS.FinalUnlock ? "}\n" : "return 0; }\n");
+    } else {
+        if (!CS.FinalUnlock) D += "\n" + Unit + "return 0;";
+        D += "\n}\n";
+    }
     for (const auto &[From, To] : CS.MacroRenames)
         D += "#pragma pop_macro(\"" + From + "\")\n";
     D += "\n";
 
-    // The call site.
+    // The call site (with LineDirectives on the lock's line, but for the exits' tails).
     std::string &C = Out.CallSite;
-    std::string In1 = Indent.str() + Unit;
-    if (!CS.CallSitePrefix.empty()) C += CS.CallSitePrefix + "\n" + Indent.str();
+    std::string In1 = LineDirectives ? "" : Indent.str() + Unit;
+    std::string Next = LineDirectives ? " " : "\n" + Indent.str();
+    if (!CS.CallSitePrefix.empty()) C += CS.CallSitePrefix + Next;
     for (const Hoist &H : CS.Hoists) {
         if (H.MovesWhole) {
             if (H.EmitsText)
                 C += "/* rcl: declared in the critical section, used after it */ " +
-                     Text.text(H.Decl).str() + "\n" + Indent.str();
+                     Text.text(H.Decl).str() + Next;
             continue;
         }
         std::optional<std::string> Decl =
@@ -350,8 +374,7 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
             Why = "the type of '" + H.Var->getNameAsString() + "' cannot be named";
             return std::nullopt;
         }
-        C += "/* rcl: declared in the critical section, used after it */ " + *Decl + ";\n" +
-             Indent.str();
+        C += "/* rcl: declared in the critical section, used after it */ " + *Decl + ";" + Next;
     }
     // The lock call's arguments as written (through a wrapper: `&(&L)->mutex`,
     // `&item_locks[(hv) & ...]`, `rcl_mutex_of_item_lock(hv)`).
@@ -370,10 +393,12 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         Getter = remoteMutexGetter(CS.Mutex.Remote, UnlockName);
     }
     std::string LockExpr = Getter.empty() ? mutexExpression(CS.Mutex, Args, Ctx) : "rcl_mutex";
-    C += "{\n";
+    // Generated statements end the line only without LineDirectives.
+    const std::string End = LineDirectives ? " " : "\n";
+    C += "{" + End;
     if (BeforeLock)
         C += In1 + wrapperPartName(BeforeLock->Wrapper, WrapperPart::BeforeLock) + "(" +
-             joinArguments(LockArgs) + ");\n";
+             joinArguments(LockArgs) + ");" + End;
     std::string CtxArg = "(void *)0";
     if (HasContext) {
         C += In1 + StructName + " rcl_ctx = {";
@@ -390,7 +415,7 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
             C += "." + Cap.Field + " = " + (Cap.Kind == CaptureKind::ByPointer ? "&" : "") +
                  Cap.Var->getNameAsString();
         }
-        C += " };\n";
+        C += " };" + End;
         CtxArg = "&rcl_ctx";
     }
     // A context travels by copy (rcl_delegate_ctx): the section only reads its by-value fields
@@ -419,8 +444,8 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         if (Differ)
             Test = "(" + Test + " && !(" + remoteMutexParameters(CS.Mutex.Remote, UnlockName) +
                    " & " + std::to_string(Differ) + "u))";
-        C += In1 + "int rcl_local_result;\n";
-        C += In1 + "pthread_mutex_t *rcl_mutex;\n";
+        C += In1 + "int rcl_local_result;" + End;
+        C += In1 + "pthread_mutex_t *rcl_mutex;" + End;
         Call = "(" + Test + " ? " + Call + " : (" + CS.Mutex.Remote + "(" + joinArguments(Args) +
                "), rcl_local_result = " + Name + "(" + CtxArg + "), " + Unlock +
                ", rcl_local_result))";
@@ -441,12 +466,11 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
     for (const Exit &E : CS.Exits)
         if (E.Number != 0) Dispatch.push_back(&E);
     auto tailText = [&](const Exit &E, StringRef To) {
-        if (!E.Jump.empty()) return To.str() + E.Jump + "\n";
+        if (!E.Jump.empty()) return To.str() + E.Jump + End;
         if (!E.Tail) return std::string();
-        if (LineDirectives)
-            return lineDirective(Text.line(E.Tail->Begin)) +
-                   std::string(Text.column(E.Tail->Begin) - 1, ' ') + Text.text(*E.Tail).str() +
-                   "\n";
+        if (LineDirectives) // the tail on its own lines, then back on the lock's line
+            return lineDirective(E.Tail->Begin) + std::string(Text.column(E.Tail->Begin) - 1, ' ') +
+                   Text.text(*E.Tail).str() + lineDirective(CS.LockOffset);
         return dedent(Text.text(*E.Tail), To) + "\n";
     };
     // The unlock wrapper's statements after its unlock run once the delegation returned, before
@@ -457,48 +481,47 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         for (const Expr *Arg : CS.UnlockCall->arguments())
             UnlockArgs.push_back(argumentText(Arg));
         After = In1 + wrapperPartName(AfterUnlock->Wrapper, WrapperPart::AfterUnlock) + "(" +
-                joinArguments(UnlockArgs) + ");\n";
+                joinArguments(UnlockArgs) + ");" + End;
     }
     if (Dispatch.empty()) {
-        C += In1 + Call + ";\n" + After;
+        C += In1 + Call + ";" + End + After;
     } else if (!After.empty()) {
-        C += In1 + "int rcl_exit = " + Call + ";\n" + After;
+        C += In1 + "int rcl_exit = " + Call + ";" + End + After;
         for (size_t I = 0; I < Dispatch.size(); ++I) {
             if (I + 1 == Dispatch.size() && CS.EndsByExit)
-                C += I == 0 ? In1 + "{\n" : " else {\n";
+                C += I == 0 ? In1 + "{" + End : " else {" + End;
             else
                 C += (I == 0 ? In1 + "if" : std::string(" else if")) +
-                     " (rcl_exit == " + std::to_string(Dispatch[I]->Number) + ") {\n";
+                     " (rcl_exit == " + std::to_string(Dispatch[I]->Number) + ") {" + End;
             C += tailText(*Dispatch[I], In1 + Unit);
             C += In1 + "}";
         }
-        C += "\n";
+        C += End;
     } else if (Dispatch.size() == 1 && CS.EndsByExit) {
-        C += In1 + Call + ";\n";
+        C += In1 + Call + ";" + End;
         C += tailText(*Dispatch[0], In1);
     } else if (Dispatch.size() == 1) {
-        C += In1 + "if (" + Call + " == " + std::to_string(Dispatch[0]->Number) + ") {\n";
+        C += In1 + "if (" + Call + " == " + std::to_string(Dispatch[0]->Number) + ") {" + End;
         C += tailText(*Dispatch[0], In1 + Unit);
-        C += In1 + "}\n";
+        C += In1 + "}" + End;
     } else {
         // An if chain, not a switch: a tail's `break` must still leave the user's loop.
-        C += In1 + "int rcl_exit = " + Call + ";\n";
+        C += In1 + "int rcl_exit = " + Call + ";" + End;
         for (size_t I = 0; I < Dispatch.size(); ++I) {
             if (I + 1 == Dispatch.size() && CS.EndsByExit)
-                C += " else {\n";
+                C += " else {" + End;
             else
                 C += (I == 0 ? In1 + "if" : std::string(" else if")) +
-                     " (rcl_exit == " + std::to_string(Dispatch[I]->Number) + ") {\n";
+                     " (rcl_exit == " + std::to_string(Dispatch[I]->Number) + ") {" + End;
             C += tailText(*Dispatch[I], In1 + Unit);
             C += In1 + "}";
         }
-        C += "\n";
+        C += End;
     }
-    C += Indent.str() + "}";
+    C += (LineDirectives ? "" : Indent.str()) + "}";
     if (!CS.CallSiteSuffix.empty()) C += " " + CS.CallSiteSuffix;
     if (LineDirectives)
-        C += lineDirective(Text.line(CS.Whole.End)) +
-             std::string(Text.column(CS.Whole.End) - 1, ' ');
+        C += lineDirective(CS.Whole.End) + std::string(Text.column(CS.Whole.End) - 1, ' ');
     return Out;
 }
 

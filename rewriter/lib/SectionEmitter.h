@@ -59,8 +59,10 @@ class SectionEmitter {
                                                      const clang::CallExpr *Inner,
                                                      llvm::StringRef InnerUnlock) const;
 
-    /// `#line N "file"` on its own line (empty unless LineDirectives).
-    std::string lineDirective(unsigned Line) const;
+    /// `#line N "file"` on its own line (empty unless LineDirectives), naming the presumed
+    /// place of the text at Offset: its line, and its file as the command names it or as the
+    /// file's own #line directives name it (generated code).
+    std::string lineDirective(unsigned Offset) const;
 
   private:
     /// A call argument for the call site: as written, or printed from the AST when a macro

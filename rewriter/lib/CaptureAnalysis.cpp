@@ -24,14 +24,16 @@ using namespace clang;
 
 namespace rcl {
 
-std::optional<std::string> delegatedConditionWait(LockOp Op) {
+std::optional<std::string> delegatedConditionWait(const CallExpr *Wait, LockOp Op) {
     // librcl's forms hand the server's polling role to a spare servicing thread before they
-    // block, so only the waiting section waits (runtime/include/rcl/rcl.h).
+    // block, so only the waiting section waits (runtime/include/rcl/rcl.h; C11's cnd_wait and
+    // cnd_timedwait: rcl/threads.h).
+    bool C11 = Wait->getDirectCallee()->getName().contains("cnd_");
     switch (Op) {
     case LockOp::CondWait:
-        return "rcl_cond_wait";
+        return C11 ? "rcl_cnd_wait" : "rcl_cond_wait";
     case LockOp::CondTimedWait:
-        return "rcl_cond_timedwait";
+        return C11 ? "rcl_cnd_timedwait" : "rcl_cond_timedwait";
     case LockOp::CondClockWait:
         return "rcl_cond_clockwait";
     default:

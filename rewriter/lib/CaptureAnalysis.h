@@ -14,7 +14,7 @@ namespace rcl {
 /// The librcl call that replaces a condition wait on the section's own mutex inside a delegated
 /// section (rcl_cond_wait, rcl_cond_timedwait, rcl_cond_clockwait): the one switch that turns
 /// such waits into edits. Returning nothing would refuse every section that waits.
-std::optional<std::string> delegatedConditionWait(LockOp Op);
+std::optional<std::string> delegatedConditionWait(const clang::CallExpr *Wait, LockOp Op);
 
 /// Decides, for one critical section found by SectionFinder, how every variable its body uses
 /// reaches the outlined function (by value or by pointer), which declarations move before the

@@ -25,15 +25,22 @@ std::optional<LockOp> LockApi::classify(const CallExpr *Call) const {
         if (Name == W.Unlock) return LockOp::Unlock;
     }
     if (Call->getNumArgs() == 0) return std::nullopt;
-    if (Name == "pthread_mutex_lock") return LockOp::Lock;
-    if (Name == "pthread_mutex_unlock") return LockOp::Unlock;
-    if (Name == "pthread_mutex_trylock") return LockOp::TryLock;
-    if (Name == "pthread_mutex_timedlock" || Name == "pthread_mutex_clocklock")
+    // The pthread API, and C11's <threads.h> (mtx_t and cnd_t are the pthread objects in glibc:
+    // rcl/threads.h).
+    if (Name == "pthread_mutex_lock" || Name == "mtx_lock") return LockOp::Lock;
+    if (Name == "pthread_mutex_unlock" || Name == "mtx_unlock") return LockOp::Unlock;
+    if (Name == "pthread_mutex_trylock" || Name == "mtx_trylock") return LockOp::TryLock;
+    if (Name == "pthread_mutex_timedlock" || Name == "pthread_mutex_clocklock" ||
+        Name == "mtx_timedlock")
         return LockOp::TimedLock;
     unsigned Args = Call->getNumArgs();
-    if ((Name == "pthread_cond_wait" || Name == "rcl_cond_wait") && Args == 2)
+    if ((Name == "pthread_cond_wait" || Name == "rcl_cond_wait" || Name == "cnd_wait" ||
+         Name == "rcl_cnd_wait") &&
+        Args == 2)
         return LockOp::CondWait;
-    if ((Name == "pthread_cond_timedwait" || Name == "rcl_cond_timedwait") && Args == 3)
+    if ((Name == "pthread_cond_timedwait" || Name == "rcl_cond_timedwait" ||
+         Name == "cnd_timedwait" || Name == "rcl_cnd_timedwait") &&
+        Args == 3)
         return LockOp::CondTimedWait;
     if ((Name == "pthread_cond_clockwait" || Name == "rcl_cond_clockwait") && Args == 4)
         return LockOp::CondClockWait;
@@ -44,10 +51,31 @@ bool isMutexPointer(QualType T) {
     if (!T->isPointerType()) return false;
     QualType Pointee = T->getPointeeType();
     while (const auto *Typedef = Pointee->getAs<TypedefType>()) {
-        if (Typedef->getDecl()->getName() == "pthread_mutex_t") return true;
+        if (Typedef->getDecl()->getName() == "pthread_mutex_t" ||
+            Typedef->getDecl()->getName() == "mtx_t")
+            return true;
         Pointee = Typedef->getDecl()->getUnderlyingType();
     }
     return false;
+}
+
+bool isC11Mutex(QualType T) {
+    if (!T->isPointerType()) return false;
+    for (QualType Pointee = T->getPointeeType();
+         const auto *Typedef = Pointee->getAs<TypedefType>();
+         Pointee = Typedef->getDecl()->getUnderlyingType()) {
+        if (Typedef->getDecl()->getName() == "mtx_t") return true;
+        if (Typedef->getDecl()->getName() == "pthread_mutex_t") return false;
+    }
+    return false;
+}
+
+bool isPthreadOperation(const FunctionDecl *Callee, LockOp Op) {
+    if (!Callee || !Callee->getIdentifier()) return false;
+    StringRef Name = Callee->getName();
+    return Op == LockOp::Lock     ? Name == "pthread_mutex_lock" || Name == "mtx_lock"
+           : Op == LockOp::Unlock ? Name == "pthread_mutex_unlock" || Name == "mtx_unlock"
+                                  : false;
 }
 
 namespace {

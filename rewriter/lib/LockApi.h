@@ -29,8 +29,14 @@ struct WrapperPair {
     std::string Unlock;
 };
 
-/// Whether T is a pointer to `pthread_mutex_t` (through typedefs).
+/// Whether T is a pointer to `pthread_mutex_t` or C11's `mtx_t` (through typedefs).
 bool isMutexPointer(clang::QualType T);
+/// Whether T is a pointer to C11's `mtx_t`: the runtime takes it as the `pthread_mutex_t` it is
+/// (rcl/threads.h), cast.
+bool isC11Mutex(clang::QualType T);
+/// Whether Callee is the C library's operation Op on a mutex (`pthread_mutex_lock`,
+/// `mtx_lock`; `pthread_mutex_unlock`, `mtx_unlock`), not a wrapper.
+bool isPthreadOperation(const clang::FunctionDecl *Callee, LockOp Op);
 
 /// Whether a declared wrapper defined in another unit reaches its mutex through its pair's
 /// getter (remoteMutexGetter): it takes no argument, or a first one that is not the mutex.

@@ -158,7 +158,12 @@ class RewriteConsumer : public ASTConsumer {
                     clang::tooling::Replacement(Real, E.Edit.Offset, E.Edit.Length, E.Edit.Text));
             IncludeAt = std::min(IncludeAt, functionStart(Ctx, Text, E.Function));
         }
-        const std::string Include = "#include <rcl/rcl.h> /* added by rcl-rewrite */\n\n";
+        // rcl/threads.h (which includes rcl.h) where a section uses C11's mtx_t or cnd_t.
+        for (const CalleeEdit &E : CalleeEdits)
+            UsesC11 |= StringRef(E.Edit.Text).starts_with("rcl_cnd_");
+        const std::string Include = std::string("#include <rcl/") +
+                                    (UsesC11 ? "threads.h" : "rcl.h") +
+                                    "> /* added by rcl-rewrite */\n\n";
         if (Session.LineDirectives) {
             unsigned Top = Text.lineStart(0); // after a byte order mark
             addEdit(Edits, clang::tooling::Replacement(Real, Top, 0,
@@ -484,6 +489,7 @@ class RewriteConsumer : public ASTConsumer {
                 if (Out) {
                     if (!GetterDecl.empty()) GettersDeclared.insert(GetterName);
                     Out->Definition = GetterDecl + Helpers + Out->Definition;
+                    UsesC11 |= Out->C11;
                     EffectsEmitted.insert(NewHelpers.begin(), NewHelpers.end());
                     PartsEmitted.insert(NewParts.begin(), NewParts.end());
                 }
@@ -634,6 +640,7 @@ class RewriteConsumer : public ASTConsumer {
         SourceLocation Where;
     };
     std::vector<Need> Needs;
+    bool UsesC11 = false;    ///< a converted section of this unit uses C11's mtx_t or cnd_t
     std::string Diagnostics; ///< printed once the unit is done (not when it is read again)
     std::vector<TextRange> RemovedText;    ///< of this translation unit's converted sections
     std::set<std::string> GettersDeclared; ///< remote pairs whose getter this unit declares

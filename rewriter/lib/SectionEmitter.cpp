@@ -123,6 +123,7 @@ std::optional<std::string> SectionEmitter::getterDefinition(const FunctionDecl *
     std::replace(Decls->begin(), Decls->end(), '\n', ' ');
     std::vector<unsigned> Used = parametersUsed(Mutex);
     std::string Body = printed(Mutex, Ctx);
+    if (isC11Mutex(Mutex->getType())) Body = "(pthread_mutex_t *)(" + Body + ")";
     if (Guard) {
         // Locked only under a condition: null where it does not hold (the section then runs
         // under the wrappers, which do nothing).
@@ -393,6 +394,16 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         Getter = remoteMutexGetter(CS.Mutex.Remote, UnlockName);
     }
     std::string LockExpr = Getter.empty() ? mutexExpression(CS.Mutex, Args, Ctx) : "rcl_mutex";
+    // A C11 mutex is the pthread mutex it is made of (rcl/threads.h).
+    if (const Expr *M = CS.Mutex.Through ? CS.Mutex.Through : CS.Mutex.Operand;
+        Getter.empty() && M && isC11Mutex(M->getType())) {
+        LockExpr = "(pthread_mutex_t *)(" + LockExpr + ")";
+        Out.C11 = true;
+    }
+    for (const TextEdit &E : CS.BodyEdits)
+        Out.C11 |= StringRef(E.Text).starts_with("rcl_cnd_");
+    for (const auto &[From, To] : CS.MacroRenames)
+        Out.C11 |= StringRef(To).starts_with("rcl_cnd_");
     // Generated statements end the line only without LineDirectives.
     const std::string End = LineDirectives ? " " : "\n";
     C += "{" + End;

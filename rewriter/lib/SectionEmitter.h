@@ -11,6 +11,8 @@ namespace rcl {
 struct EmittedSection {
     std::string Definition; ///< context struct + static function, inserted before the function
     std::string CallSite;   ///< replaces CriticalSection::Whole
+    /// It uses C11's mtx_t or cnd_t: the file needs rcl/threads.h rather than rcl/rcl.h.
+    bool C11 = false;
 };
 
 /// Turns an analysed critical section into text: a context struct, a `static int` function

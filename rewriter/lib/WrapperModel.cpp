@@ -36,8 +36,7 @@ namespace {
 class SuccessPath {
   public:
     SuccessPath(const FunctionDecl *Def, LockOp Op, const LockApi &Api, WrapperSummary &Out)
-        : Def(Def), Ctx(Def->getASTContext()), Op(Op), Api(Api), Out(Out),
-          Expected(Op == LockOp::Lock ? "pthread_mutex_lock" : "pthread_mutex_unlock") {}
+        : Def(Def), Ctx(Def->getASTContext()), Op(Op), Api(Api), Out(Out) {}
 
     void run() {
         const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
@@ -72,7 +71,7 @@ class SuccessPath {
         const auto *Call = dyn_cast_or_null<CallExpr>(E ? E->IgnoreParenCasts() : nullptr);
         const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
         if (!Callee || !Callee->getIdentifier()) return nullptr;
-        if (Callee->getName() == Expected) return Call->getNumArgs() == 1 ? Call : nullptr;
+        if (isPthreadOperation(Callee, Op)) return Call->getNumArgs() == 1 ? Call : nullptr;
         return isChain(Call) ? Call : nullptr;
     }
     bool isChain(const CallExpr *Call) const {
@@ -268,7 +267,6 @@ class SuccessPath {
     LockOp Op;
     const LockApi &Api;
     WrapperSummary &Out;
-    StringRef Expected;
     const VarDecl *Stored = nullptr;     ///< the local the operation's result went to
     std::vector<const VarDecl *> Locals; ///< the wrapper's locals declared so far
     std::vector<std::pair<const VarDecl *, int64_t>> Known; ///< locals with a constant value
@@ -310,9 +308,8 @@ std::vector<std::pair<std::string, std::string>> inferOnce(ASTContext &Ctx, cons
         walk(Fn->getBody(), [&](const Stmt *S) {
             const auto *Call = dyn_cast<CallExpr>(S);
             const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
-            if (!Callee || !Callee->getIdentifier()) return;
-            Lock |= Callee->getName() == "pthread_mutex_lock";
-            Unlock |= Callee->getName() == "pthread_mutex_unlock";
+            Lock |= isPthreadOperation(Callee, LockOp::Lock);
+            Unlock |= isPthreadOperation(Callee, LockOp::Unlock);
         });
         if (Lock == Unlock) continue; // neither, or both (a section, not a wrapper)
         WrapperSummary S = summarizeWrapper(Fn, Lock ? LockOp::Lock : LockOp::Unlock, Api);

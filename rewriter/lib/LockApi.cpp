@@ -284,7 +284,7 @@ const FunctionDecl *LockApi::unlockEffects(const CallExpr *Call) const {
     if (classify(Call) != LockOp::Unlock || !Callee->hasBody(Def) || !pairOf(Callee->getName()))
         return nullptr;
     WrapperSummary S = summary(Def, LockOp::Unlock);
-    if (S.Problem || S.Guard || S.Before.empty() || !S.After.empty()) return nullptr;
+    if (S.Problem || S.Guard || S.Before.empty()) return nullptr;
     return Def;
 }
 

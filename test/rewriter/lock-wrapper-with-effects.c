@@ -31,7 +31,7 @@ static void acct_lock(struct acct *a)
 
 static void acct_unlock(struct acct *a)
 {
-    a->balance += 0;
+    a->waits++;                    /* before the unlock: in the section, on the server */
     pthread_mutex_unlock(&a->m);
     __atomic_fetch_add(&a->releases, 1, __ATOMIC_RELAXED);
 }
@@ -42,6 +42,8 @@ static struct acct A = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0 };
 // CHECK: my_attempts++;
 // CHECK: static void rcl_acct_lock_after_lock(struct acct *a)
 // CHECK: a->count++;
+// CHECK: static void rcl_acct_unlock_before_unlock(struct acct *a)
+// CHECK: a->waits++;
 // CHECK: static void rcl_acct_unlock_after_unlock(struct acct *a)
 // CHECK: __atomic_fetch_add(&a->releases, 1, __ATOMIC_RELAXED);
 // CHECK-LABEL: static RCL_SECTION_INLINE int rcl_cs_deposit_1(void *rcl_arg)
@@ -77,7 +79,7 @@ int main(void)
     void *attempts[2];
     for (long i = 0; i < 2; i++) pthread_create(&t[i], NULL, worker, (void *)(i + 1));
     for (int i = 0; i < 2; i++) pthread_join(t[i], &attempts[i]);
-    printf("count=%ld releases=%ld balance=%ld attempts=%ld,%ld\n", A.count, A.releases,
-           A.balance, (long)attempts[0], (long)attempts[1]);
+    printf("count=%ld waits=%ld releases=%ld balance=%ld attempts=%ld,%ld\n", A.count, A.waits,
+           A.releases, A.balance, (long)attempts[0], (long)attempts[1]);
     return 0;
 }

@@ -30,14 +30,12 @@ _Static_assert(sizeof(cnd_t) == sizeof(pthread_cond_t) &&
                    _Alignof(cnd_t) == _Alignof(pthread_cond_t),
                "rcl: cnd_t is not a pthread_cond_t on this C library");
 
-static inline int rcl_cnd_wait(cnd_t *cond, mtx_t *mutex)
-{
+static inline int rcl_cnd_wait(cnd_t *cond, mtx_t *mutex) {
     return rcl_cond_wait((pthread_cond_t *)cond, (pthread_mutex_t *)mutex) == 0 ? thrd_success
-                                                                                 : thrd_error;
+                                                                                : thrd_error;
 }
 
-static inline int rcl_cnd_timedwait(cnd_t *cond, mtx_t *mutex, const struct timespec *when)
-{
+static inline int rcl_cnd_timedwait(cnd_t *cond, mtx_t *mutex, const struct timespec *when) {
     int r = rcl_cond_timedwait((pthread_cond_t *)cond, (pthread_mutex_t *)mutex, when);
     return r == 0 ? thrd_success : r == ETIMEDOUT ? thrd_timedout : thrd_error;
 }

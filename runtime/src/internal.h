@@ -6,6 +6,8 @@
  * mailbox.c    mailbox slots: allocation per (client thread, server), reuse on thread exit.
  * pass.c       one pass over a server's mailboxes: take, run and answer requests, wake parked
  *              clients (its design comment explains the mailbox protocol).
+ * preempt.c    how much of a server's time its CPU gave other threads (the kernel's per-thread
+ *              scheduler statistics): for the adaptive policy and RCL_STATS.
  * server.c     a server's threads (the workers' life): the polling loop that runs passes,
  *              parking, the fork pause, the servicing-thread pool, the polling role and its
  *              hand-over, the blocking detector (its design comment explains that protocol).
@@ -232,6 +234,7 @@ struct rcl_worker {
     _Atomic uint32_t wake;       /* futex: a spare is woken with 1 when it becomes the poller */
     struct rcl_mailbox *busy_mb; /* the request it kept when it lost the role (pool_lock) */
     struct rcl_worker *next;     /* spare stack or free list (pool_lock) */
+    struct rcl_worker *all_next; /* the server's list of every structure made (preempt.c) */
     uint64_t spare_since;        /* when it became a spare (pool_lock) */
     /* private to the worker thread */
     int *errp;             /* its errno (the client's errno is copied in and out, pass.c) */
@@ -277,6 +280,9 @@ struct rcl_server {
     rcl_spin_t pool_lock;
     struct rcl_worker *spares; /* idle workers (pool_lock) */
     struct rcl_worker *free;   /* structures of exited workers, reused (pool_lock) */
+    /* every worker structure ever made, newest first: pushed under pool_lock (release), never
+     * removed (structures are reused, not freed); RCL_STATS walks it (preempt.c) */
+    struct rcl_worker *_Atomic all;
     _Atomic uint32_t nworkers, nspares;
     int next_id;
 
@@ -295,6 +301,14 @@ struct rcl_server {
     _Atomic uint64_t back_exhausted; /* withdrawn by the client: no servicing thread left */
     _Atomic uint64_t cancelled;      /* condition waits abandoned for a cancelled client */
     _Atomic uint64_t local_waits;    /* requests waited for in pthread_mutex_lock (pass.c) */
+
+    /* preemption (preempt.c, whose design comment says who writes what) */
+    _Atomic uint32_t pre_reading __attribute__((aligned(RCL_CACHE_LINE)));
+    _Atomic uint32_t pre_permille; /* the last window's share of waiting for the CPU */
+    int pre_tid;                   /* the window: whose, since when, the counts then */
+    uint64_t pre_run, pre_wait, pre_at;
+    _Atomic uint64_t gone_run, gone_wait, gone_nivcsw; /* workers that exited */
+    _Atomic uint64_t injected_wait;                    /* tests: rcl__server_inject_wait */
 } __attribute__((aligned(RCL_CACHE_LINE)));
 
 /* A smoothed measure: 3/4 of the old value and 1/4 of the new one (the new one alone when there
@@ -389,6 +403,24 @@ RCL_HIDDEN bool rcl_pool_withdraw(struct rcl_server *s, struct rcl_mailbox *mb);
 static inline bool rcl_pool_exhausted(struct rcl_server *s) {
     return atomic_load_explicit(&s->poller, memory_order_relaxed) == NULL;
 }
+
+/* preempt.c: a thread's scheduler statistics (the kernel's, nanoseconds) */
+struct rcl_sched {
+    uint64_t run_ns;  /* time it ran */
+    uint64_t wait_ns; /* time it was runnable and waited for a CPU: preempted */
+    uint64_t nivcsw;  /* involuntary context switches (when asked for) */
+};
+/* Thread tid's statistics (of this process); the switches too if `switches`. false: unknown. */
+RCL_HIDDEN bool rcl_thread_sched(int tid, bool switches, struct rcl_sched *out);
+/* Of the time s's poller wanted its CPU during the last window (2 ms or more, ending now), the
+ * part it waited for it, in permille; 0 when unknown. Cheap when called often (preempt.c). */
+RCL_HIDDEN unsigned rcl_server_preempted(struct rcl_server *s, uint64_t now_ns);
+/* A worker of s about to exit adds its own statistics to s's totals. */
+RCL_HIDDEN void rcl_worker_retire(struct rcl_server *s);
+/* The totals over s's servicing threads, live and exited (RCL_STATS). false: unknown. */
+RCL_HIDDEN bool rcl_server_sched_total(struct rcl_server *s, struct rcl_sched *out);
+/* Tests: make s look preempted for ns more (added to what the kernel says its poller waited). */
+RCL_HIDDEN void rcl__server_inject_wait(struct rcl_server *s, uint64_t ns);
 
 RCL_HIDDEN struct rcl_mailbox *rcl_mailbox_alloc(struct rcl_server *s);
 RCL_HIDDEN void rcl_mailbox_free(struct rcl_mailbox *mb);

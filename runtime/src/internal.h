@@ -62,15 +62,16 @@ struct rcl_config {
     const char *cpu_kinds;    /* RCL_CPU_KINDS as given, validated by placement.c */
     const char *lock_servers; /* RCL_LOCK_SERVERS as given, resolved by delegate.c */
     enum rcl_client_affinity client_affinity;
-    uint64_t spin_ns;        /* client spin before parking */
-    bool wait_spin_only;     /* RCL_CLIENT_WAIT=spin: never yield a shared core (comparisons) */
-    uint64_t server_spin_ns; /* idle server spin before parking */
-    int pool_max;            /* servicing threads per server, at most */
-    int pool_spare;          /* idle spares a server keeps */
-    uint64_t pool_idle_ns;   /* a spare beyond pool_spare exits after this long idle */
-    uint64_t detect_ns;      /* blocking detector's period; 0: no detector */
-    uint64_t local_wait_ns;  /* a request blocked by a local holder this long is waited for */
-    int adaptive_flip;       /* RCL_ADAPTIVE_FLIP: test knob (adaptive.c); 0: off */
+    uint64_t spin_ns;         /* client spin before parking */
+    bool wait_spin_only;      /* RCL_CLIENT_WAIT=spin: never yield a shared core (comparisons) */
+    uint64_t server_spin_ns;  /* idle server spin before parking */
+    int pool_max;             /* servicing threads per server, at most */
+    int pool_spare;           /* idle spares a server keeps */
+    uint64_t pool_idle_ns;    /* a spare beyond pool_spare exits after this long idle */
+    uint64_t detect_ns;       /* blocking detector's period; 0: no detector */
+    uint64_t local_wait_ns;   /* a request blocked by a local holder this long is waited for */
+    int adaptive_flip;        /* RCL_ADAPTIVE_FLIP: test knob (adaptive.c); 0: off */
+    const char *adaptive_log; /* RCL_ADAPTIVE_LOG=FILE: every decision, one line (adaptive.c) */
     /* a machine described instead of this one (rcl-info --topology/--synthetic); NULL: this */
     const char *topology_xml, *topology_synthetic;
     enum rcl_stats_out stats; /* RCL_STATS: what to print at exit (stats.c) */
@@ -481,8 +482,10 @@ struct rcl_adaptive_state {
     bool crowded_tried;        /* a crowded or waiting trial happened (the first comes early) */
     bool by_rate;              /* the trial being confirmed is judged by calls per second */
     uint64_t confirm_sum;      /* their means so far */
-    uint64_t wall[2];          /* each path's epochs' wall time per sample (steady, smoothed) */
-    uint64_t confirm_wall;     /* the confirming epochs' so far */
+    uint64_t wall[2]; /* each path's wall time per sample: recent_wall's median (0: none) */
+    uint64_t recent_wall[2][3]; /* the last three steady epochs' of each path, newest first */
+    int nrecent[2];             /* how many of them there are */
+    uint64_t confirm_wall;      /* the confirming epochs' so far */
     uint32_t epochs, switches;
     uint32_t switched_at;            /* epochs at the last switch */
     enum rcl_reason reason;          /* of the last decision that changed or kept a path */

@@ -77,6 +77,11 @@
  *     trial waits until three were measured: one slow epoch (the first,
  *     threads starting) must not decide a run (docs/runtime.md, "Why one run decided
  *     otherwise than the next");
+ *   - preempted (issue 31: beside busy processes, the server's CPU is contended): a
+ *     delegated epoch reads how much of the time the lock's server wanted its CPU it waited
+ *     for it (preempt.c, the kernel's schedstat); a quarter or more, with the lock's calls per
+ *     second clearly below the local path's, sends the lock home at once and holds trials of
+ *     the server for 100 ms, doubling while it recurs (up to 16 s).
  * Start: local (the original program's behaviour), with the first exploration after one epoch.
  * Mixed mode makes every mixture of local and delegated sections on one mutex correct, so a
  * decision may change at any call, and threads need not agree at any instant.
@@ -120,7 +125,10 @@
 #define RCL_SAMPLE_TRIAL       4    /* a timed trial samples densely: its epochs end on time */
 #define RCL_TIMED_MIN          4    /* samples an epoch needs to end on time */
 #define RCL_TRIAL_EPOCH_NS     5000000ull  /* a timed trial's, an exploration's epochs 5 ms, */
-#define RCL_DELEGATED_EPOCH_NS 20000000ull /* a delegated lock's 20 ms */
+#define RCL_DELEGATED_EPOCH_NS 20000000ull /* a delegated lock's 20 ms (see "preempted") */
+#define RCL_PREEMPTED_PERMILLE 250         /* the server waited a quarter of its time for its CPU */
+#define RCL_PREEMPT_FIRST_NS   100000000ull   /* preempted: no trial of it for 100 ms, */
+#define RCL_PREEMPT_MAX_NS     16000000000ull /* ... doubling while it recurs, up to 16 s */
 #define RCL_SAMPLE_CAP         16  /* a sample counts at most 16x the path's last estimate */
 #define RCL_EXPLORE_MAX        256 /* epochs between explorations, at most */
 #define RCL_EXPLORE_WARMUP     4   /* first calls of an exploration, not timed (see below) */
@@ -323,6 +331,54 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
                      __ATOMIC_RELAXED);
     if (steady && wall) note_wall(st, cur, wall);
     st->epochs++;
+    /* Preempted: the lock delegates, its server waited for its CPU a quarter of the time it
+     * wanted it, and the lock's calls per second fell clearly below the local path's (by twice
+     * the margin) -- or, where this epoch or the local path has no calls per second (an
+     * exploration; a lock that went to the server at its first epoch), its calls cost no less
+     * than the local path's less the margin -- in two delegated epochs in a row (one is a
+     * blip: another process's time slice), or in an exploration of the server (a short look
+     * that finds it so need not stay). Every request then waits for the server's next turn on
+     * its CPU (beside two busy processes of the same niceness on 2 CPUs, 16x fewer sections
+     * delegated than the original's). Back to local at once, whatever was being explored or
+     * confirmed -- a delegated epoch ends after 20 ms (a trial's after 5 ms), so within ~50 ms
+     * of the server's CPU becoming contended -- and no trial of the server for 100 ms, then
+     * twice as long each time it is found preempted again (up to 16 s), as long as that keeps
+     * happening. A preempted server that still keeps the calls per second stays: with the
+     * program's threads on a slow CPU, delegating to a server that gets a quarter of a fast
+     * one may still win (asym-4, docs/results.md: with the server preempted 75-85 % of the
+     * time by other jobs, delegation made 1.4x the original's calls; a first version of the
+     * rule, which also fired when the local path's calls per second were unknown or 10 %
+     * better, kept adaptive at 0.73x of delegate there). */
+    bool preempted =
+        cur == RCL_PATH_DELEGATE && ep->preempted >= RCL_PREEMPTED_PERMILLE &&
+        (wall && st->wall[other] ? wall * 100 > st->wall[other] * (100 + 2 * RCL_ADAPTIVE_MARGIN)
+                                 : mean * 100 >= st->est[other] * (100 - RCL_ADAPTIVE_MARGIN));
+    if (cur == RCL_PATH_DELEGATE) st->preempt_hits = preempted ? st->preempt_hits + 1 : 0;
+    if (preempted && (st->preempt_hits >= 2 || st->exploring)) {
+        st->preempt_hits = 0;
+        st->exploring = false;
+        st->confirming = false;
+        if (ep->now_ns) {
+            if (st->preempt_wait_ns && ep->now_ns - st->preempt_seen_ns > 4 * st->preempt_wait_ns)
+                st->preempt_wait_ns = 0; /* long ago: start again */
+            st->preempt_wait_ns = !st->preempt_wait_ns ? RCL_PREEMPT_FIRST_NS
+                                  : st->preempt_wait_ns < RCL_PREEMPT_MAX_NS / 2
+                                      ? 2 * st->preempt_wait_ns
+                                      : RCL_PREEMPT_MAX_NS;
+            st->preempt_seen_ns = ep->now_ns;
+        }
+        st->compared_at = st->est[other];
+        /* The next trial when the wait is over, not explore_every epochs later: a burst of
+         * other jobs on the server's CPU passes (asym-4 beside other engineers' builds: a 30 ms
+         * burst kept a lock where delegation won 1.6x local for the rest of the run, its local
+         * epochs lasting 100-170 ms each). */
+        int every = st->explore_every;
+        back_off(st, other, 4);
+        st->explore_every = every < 1 ? 1 : every;
+        st->explore_in = 1;
+        st->reason = RCL_REASON_SERVER_PREEMPTED;
+        return true;
+    }
     if (st->confirming) { /* the full epochs on `cur` after its exploration won */
         st->confirm_sum += mean;
         st->confirm_wall += wall;
@@ -368,7 +424,10 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
             st->switched_at = st->epochs;
             st->compared_at = mean;
             restart_walls(st, cur, wall);
-            if (cur == RCL_PATH_DELEGATE) st->crowded_every_ns = 0; /* won: once a second again */
+            if (cur == RCL_PATH_DELEGATE) {
+                st->crowded_every_ns = 0; /* won: once a second again */
+                st->preempt_wait_ns = 0;
+            }
             st->reason = faster(cur);
             st->switches++;
             return false; /* stay */
@@ -455,12 +514,17 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
     crowded = crowded && other == RCL_PATH_DELEGATE;
     waiting = waiting && other == RCL_PATH_DELEGATE;
     uint64_t last = st->trial_ns > st->crowded_since_ns ? st->trial_ns : st->crowded_since_ns;
-    if ((crowded || waiting) && ep->now_ns - last < crowded_wait(st))
+    if (other == RCL_PATH_DELEGATE && st->preempt_wait_ns && ep->now_ns &&
+        ep->now_ns - st->preempt_seen_ns < st->preempt_wait_ns)
+        hold = RCL_REASON_SERVER_PREEMPTED;
+    else if ((crowded || waiting) && ep->now_ns - last < crowded_wait(st))
         hold = waiting ? RCL_REASON_CONDITION_WAITS : RCL_REASON_CROWDED;
     else if (other == RCL_PATH_DELEGATE && ep->server_saturated)
         hold = RCL_REASON_SERVER_SATURATED;
     if (hold != RCL_REASON_NONE) {
-        st->explore_in = st->explore_every < 1 ? 1 : st->explore_every;
+        /* (preempted: looked at again at every epoch, until the wait is over) */
+        st->explore_in =
+            st->explore_every < 1 || hold == RCL_REASON_SERVER_PREEMPTED ? 1 : st->explore_every;
         st->reason = hold;
         return false;
     }
@@ -593,20 +657,21 @@ static void log_decision(struct rcl_lock_entry *e, uint32_t word, const struct r
     if (fd < 0) return;
     char line[320];
     const struct rcl_adaptive_state *st = &e->st;
-    int len = snprintf(
-        line, sizeof line,
-        "%.3f ms lock %ld %s%s n %u mean %llu wall %llu threads %u%s%s%s est "
-        "%llu/%llu -> %s%s (%s)\n",
-        ep->now_ns > log_t0 ? (double)(ep->now_ns - log_t0) / 1e6 : 0.0, (long)(e - table),
-        word & 1 ? "delegate" : "local",
-        word & RCL_PATH_EXPLORING ? "+explore"
-        : confirming              ? "+confirm"
-                                  : "",
-        n, (unsigned long long)ep->mean, (unsigned long long)ep->wall, threads,
-        ep->crowded ? " crowded" : "", ep->waited ? " waited" : "",
-        ep->server_saturated ? " saturated" : "", (unsigned long long)st->est[RCL_PATH_LOCAL],
-        (unsigned long long)st->est[RCL_PATH_DELEGATE], next & 1 ? "delegate" : "local",
-        next & RCL_PATH_EXPLORING ? "+explore" : "", reason_text(st->reason));
+    int len =
+        snprintf(line, sizeof line,
+                 "%.3f ms lock %ld %s%s n %u mean %llu wall %llu threads %u%s%s%s preempted %u est "
+                 "%llu/%llu -> %s%s (%s)\n",
+                 ep->now_ns > log_t0 ? (double)(ep->now_ns - log_t0) / 1e6 : 0.0, (long)(e - table),
+                 word & 1 ? "delegate" : "local",
+                 word & RCL_PATH_EXPLORING ? "+explore"
+                 : confirming              ? "+confirm"
+                                           : "",
+                 n, (unsigned long long)ep->mean, (unsigned long long)ep->wall, threads,
+                 ep->crowded ? " crowded" : "", ep->waited ? " waited" : "",
+                 ep->server_saturated ? " saturated" : "", ep->preempted,
+                 (unsigned long long)st->est[RCL_PATH_LOCAL],
+                 (unsigned long long)st->est[RCL_PATH_DELEGATE], next & 1 ? "delegate" : "local",
+                 next & RCL_PATH_EXPLORING ? "+explore" : "", reason_text(st->reason));
     if (len > 0) {
         ssize_t w = write(fd, line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1);
         (void)w; /* a diagnostic: nothing to do about a short write */
@@ -635,6 +700,8 @@ static void close_epoch(struct rcl_lock_entry *e, struct rcl_server *s) {
                       ? (now - began) * RCL_ADAPTIVE_SAMPLE / ((uint64_t)n * sample_rate(word))
                       : 0;
         ep.now_ns = rcl_now_ns();
+        /* delegated: is its server preempted? (a file read every 2 ms at most: preempt.c) */
+        ep.preempted = cur == RCL_PATH_DELEGATE ? rcl_server_preempted(s, ep.now_ns) : 0;
         ep.server_saturated = server_saturated(s, &e->st);
         ep.crowded = server_cpus > 0 && threads > usable_cpus(RCL_PATH_DELEGATE, cpus, server_cpus);
         uint32_t waits = atomic_load_explicit(&e->waits, memory_order_relaxed);
@@ -654,7 +721,8 @@ static void close_epoch(struct rcl_lock_entry *e, struct rcl_server *s) {
         bool settled =
             !e->st.exploring && !e->st.confirming &&
             (e->st.explore_every >= RCL_SETTLED_EVERY || e->st.reason == RCL_REASON_CROWDED ||
-             e->st.reason == RCL_REASON_CONDITION_WAITS); /* no trial for a while */
+             e->st.reason == RCL_REASON_CONDITION_WAITS ||
+             e->st.reason == RCL_REASON_SERVER_PREEMPTED); /* no trial for a while */
         /* Epochs that end on time as well as at RCL_ADAPTIVE_EPOCH samples: a timed trial's
          * (sampled densely, 5 ms at most), so that its quick abort comes after 10 ms whatever
          * the calls cost -- before, the epoch had to fill first, and a trial of the server
@@ -725,6 +793,11 @@ enum rcl_path rcl_adaptive_begin(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
         w->rcl__lock = NULL; /* used: a delegated lock's calls all enter, and are not all due */
     }
     return (enum rcl_path)(path & 1);
+}
+
+const struct rcl_adaptive_state *rcl__adaptive_state(pthread_mutex_t *lock) {
+    struct rcl_lock_entry *e = entry_of(lock, false);
+    return e ? &e->st : NULL;
 }
 
 void rcl_adaptive_wait(pthread_mutex_t *lock) {
@@ -802,6 +875,8 @@ static const char *reason_text(enum rcl_reason r) {
         return "the server would take a CPU the callers use";
     case RCL_REASON_CONDITION_WAITS:
         return "its sections wait on a condition: the server is tried rarely";
+    case RCL_REASON_SERVER_PREEMPTED:
+        return "the server was preempted: its CPU is contended";
     }
     return "?";
 }

@@ -459,6 +459,7 @@ enum rcl_reason {
     RCL_REASON_SERVER_SATURATED,
     RCL_REASON_CROWDED,
     RCL_REASON_CONDITION_WAITS,
+    RCL_REASON_SERVER_PREEMPTED,
 };
 
 /* The adaptive policy's state for one lock (adaptive.c's design comment). Zeroed: new. */
@@ -490,6 +491,9 @@ struct rcl_adaptive_state {
     uint32_t switched_at;            /* epochs at the last switch */
     enum rcl_reason reason;          /* of the last decision that changed or kept a path */
     uint64_t seen_served, seen_idle; /* the server's counters at the last decision */
+    uint64_t preempt_seen_ns;        /* when delegation last lost to a preempted server */
+    uint64_t preempt_wait_ns;        /* ... and how long the server is not tried since then */
+    int preempt_hits;                /* delegated epochs in a row that found it preempted */
 };
 
 /* The decision at the end of an epoch that measured path cur (ep): true to switch to the other
@@ -502,6 +506,8 @@ struct rcl_epoch {
     bool server_saturated; /* the server found no idle moment during the epoch */
     bool crowded;          /* delegating leaves the lock's callers fewer CPUs than threads */
     bool waited;           /* its sections waited on a condition during the epoch */
+    unsigned preempted;    /* delegated: of the time the server wanted its CPU lately, the part
+                              it waited for it (permille; preempt.c); 0: none or unknown */
 };
 RCL_HIDDEN bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
                                     const struct rcl_epoch *ep);
@@ -528,6 +534,8 @@ RCL_HIDDEN int rcl_adaptive_run(void *call);
 RCL_HIDDEN void rcl_adaptive_wait(pthread_mutex_t *lock);
 /* A sampled call took ns: may close the epoch and decide. s: the lock's server. */
 RCL_HIDDEN void rcl_adaptive_end(struct rcl_adaptive_call *call, struct rcl_server *s, uint64_t ns);
+/* Tests: the decision state of lock's entry (NULL: not tracked); read racily, a hint. */
+RCL_HIDDEN const struct rcl_adaptive_state *rcl__adaptive_state(pthread_mutex_t *lock);
 /* RCL_STATS: one line (or JSON object) per tracked lock. */
 RCL_HIDDEN void rcl_adaptive_report(FILE *f, bool json);
 

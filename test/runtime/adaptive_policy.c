@@ -11,7 +11,10 @@
 // rarely while trials lose, the first one early (50 ms) and cut short (10 ms) when it clearly
 // loses; a lock whose sections wait on a condition, and a crowded one, are judged by their calls
 // per second alone, both ways; a timed trial is judged against the median of the current path's
-// recent epochs, not a slow first one, and not without them.
+// recent epochs, not a slow first one, and not without them; a delegated lock whose server is
+// preempted goes back to local after two such epochs and tries the server again 100 ms later,
+// then ever more rarely while that lasts (a server preempted but keeping the calls per second
+// stays).
 // RUN: %cc %rcl_internal %s -o %t %rcl_libs
 // RUN: %t | FileCheck %s
 // CHECK: uncontended: local, 1000 epochs, delegated epochs 10, switches 0
@@ -28,6 +31,8 @@
 // CHECK: crowded, calls look slower, calls per second rise: delegate, the first trial at {{5[0-9]}} ms, confirmed at {{[0-9]+}} ms, switches 1
 // CHECK: waiting, calls per second drop: trials of the server 5 in 16 s, the first after {{5[0-9]}} ms, each refused after {{[0-9]+}} epochs
 // CHECK: waiting, calls look slower, calls per second rise: delegate, the first trial at {{5[0-9]}} ms, confirmed at {{[0-9]+}} ms, switches 1
+// CHECK: preempted: local 2 epochs after the server's CPU became contended, trials of the server at 402 ms and later, at least 100 ms apart: {{[0-9]+}}, each back after its exploration; delegate again after it ended, switches 2
+// CHECK: preempted, calls per second kept: delegate, switches 1
 // CHECK: slow first epoch: local, switches 0, the server first tried at epoch 5
 // CHECK: crowded from the second epoch: local, the server tried for 1 epoch
 // CHECK: crowded, local's calls per second rise: local, switches 2
@@ -42,7 +47,7 @@
 /* One epoch's measure: cost per call, wall time per sample (0: unknown), nothing else. */
 static bool decide(struct rcl_adaptive_state *st, enum rcl_path path, uint64_t mean, uint64_t wall,
                    bool saturated) {
-    struct rcl_epoch ep = {mean, wall, 0, saturated, false, false};
+    struct rcl_epoch ep = {mean, wall, 0, saturated, false, false, 0};
     return rcl_adaptive_decide(st, path, &ep);
 }
 
@@ -197,7 +202,8 @@ int main(void) {
                                    (uint64_t)ms * 1000000,
                                    false,
                                    trials_of[i].crowded,
-                                   trials_of[i].waited};
+                                   trials_of[i].waited,
+                                   0};
             delegated += p == RCL_PATH_DELEGATE;
             bool exploring = cr.exploring;
             if (rcl_adaptive_decide(&cr, p, &ep)) {
@@ -219,6 +225,54 @@ int main(void) {
         }
     }
 
+    /* Preempted: a contended lock that delegates (local 2500, delegated 600 per call; the
+     * calls per second of both paths alike). From 300 ms on the server waits for its CPU 60 %
+     * of the time and the delegated calls per second fall 6x (wall 6000 against the local
+     * path's 1000): back to local after two such epochs (one may be a blip); the server is
+     * tried again when 100 ms have passed (not explore_every epochs later), then ever more
+     * rarely (each trial back after its exploration) while that lasts, and kept again once it
+     * ended (3 s). With the calls per second kept (wall 800), the lock stays. */
+    for (int kept = 0; kept < 2; kept++) {
+        struct rcl_adaptive_state pr = {0};
+        const uint64_t pmean[2] = {2500, 600};
+        p = RCL_PATH_LOCAL;
+        int back_at = 0, trials = 0, first = 0, last = 0, longest = 0;
+        bool apart = true;
+        for (int ms = 1; ms <= 16000; ms++) {
+            bool preempted = ms > 300 && ms <= 3000;
+            uint64_t w = p == RCL_PATH_LOCAL ? 1000 : preempted && !kept ? 6000 : 800;
+            struct rcl_epoch ep = {pmean[p], w, (uint64_t)ms * 1000000, false, false, false,
+                                   p == RCL_PATH_DELEGATE && preempted ? 600 : 0};
+            enum rcl_path was = p;
+            if (rcl_adaptive_decide(&pr, p, &ep))
+                p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
+            if (!preempted) continue;
+            if (kept) continue;
+            if (was == RCL_PATH_DELEGATE && p == RCL_PATH_LOCAL) {
+                CHECK(pr.reason == RCL_REASON_SERVER_PREEMPTED);
+                if (!back_at) back_at = ms;
+                if (last && ms - last > longest) longest = ms - last; /* the trial's epochs */
+            }
+            if (was == RCL_PATH_LOCAL && p == RCL_PATH_DELEGATE) {
+                if (last && ms - last < 100) apart = false;
+                if (!first) first = ms;
+                last = ms;
+                trials++;
+            }
+        }
+        if (!kept) {
+            printf("preempted: local %d epochs after the server's CPU became contended, trials "
+                   "of the server at %d ms and later, at least 100 ms apart: %d, each back after "
+                   "%s; delegate again after it ended, switches %u\n",
+                   back_at - 300, first, trials, longest == 1 ? "its exploration" : "longer",
+                   pr.switches);
+            CHECK(back_at == 302 && first == back_at + 100 && apart && trials < 10);
+            CHECK(p == RCL_PATH_DELEGATE);
+        } else {
+            printf("preempted, calls per second kept: %s, switches %u\n", name(p), pr.switches);
+        }
+    }
+
     /* A slow first epoch: a crowded lock (one epoch every 60 ms, a slow lock) whose first
      * measured local epoch ran 5x slower than the rest (threads starting), and whose delegated
      * calls look faster (600 against 1000) but make 30 % fewer calls per second (wall 1300
@@ -232,7 +286,7 @@ int main(void) {
         p = RCL_PATH_LOCAL;
         for (int k = 1; k <= 100; k++) {
             uint64_t w = p == RCL_PATH_DELEGATE ? 1300 : k == 1 ? 0 : k == 2 ? 5000 : 1000;
-            struct rcl_epoch ep = {smean[p], w, (uint64_t)k * 60000000, false, true, false};
+            struct rcl_epoch ep = {smean[p], w, (uint64_t)k * 60000000, false, true, false, 0};
             if (rcl_adaptive_decide(&sf, p, &ep))
                 p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
             if (p == RCL_PATH_DELEGATE && !first) first = k + 1; /* the epoch that tries it */
@@ -254,7 +308,7 @@ int main(void) {
         for (int ms = 1; ms <= 40; ms++) {
             uint64_t m = p == RCL_PATH_DELEGATE ? 100000 : 1000;
             uint64_t w = p == RCL_PATH_DELEGATE ? 1000000 : ms == 1 ? 0 : 1000;
-            struct rcl_epoch ep = {m, w, (uint64_t)ms * 1000000, false, ms > 1, false};
+            struct rcl_epoch ep = {m, w, (uint64_t)ms * 1000000, false, ms > 1, false, 0};
             delegated += p == RCL_PATH_DELEGATE;
             if (rcl_adaptive_decide(&cs2, p, &ep))
                 p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
@@ -276,7 +330,7 @@ int main(void) {
             bool later = ms > 500;
             uint64_t m = p == RCL_PATH_DELEGATE ? 600 : later ? 3000 : 1000;
             uint64_t w = p == RCL_PATH_DELEGATE ? 700 : later ? 400 : 1000;
-            struct rcl_epoch ep = {m, w, (uint64_t)ms * 1000000, false, true, false};
+            struct rcl_epoch ep = {m, w, (uint64_t)ms * 1000000, false, true, false, 0};
             if (rcl_adaptive_decide(&cb, p, &ep))
                 p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
             if (ms == 500) CHECK(cb.switches == 1); /* delegated (now and then a trial) */

@@ -30,13 +30,17 @@ Probes (--probes, default all):
 --before DIR also runs, in each run, adaptive mode of another build's benchmark binaries (an
 earlier commit's: before / after side by side, the same figures for both).
 --log writes each adaptive run's decisions to OUT/log/PROBE.RUN (RCL_ADAPTIVE_LOG, one line per
-decision: docs/runtime.md): what each run decided, when, and on what measures.
-Writes OUT/raw.csv (one row per run and lock) and OUT/report.md; prints the report.
+decision: docs/runtime.md): what each run decided, when, and on what measures; the report then
+adds, per run, which of pthread and rcl did better beside it and the share of the run adaptive
+spent delegating (its most delegated lock).
+Writes OUT/raw.csv (one row per run and lock), OUT/load.txt (the load average before and after
+each run) and OUT/report.md; prints the report.
 """
 import argparse
 import csv
 import io
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -44,6 +48,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 from rcltools import machine  # noqa: E402
+import runfiles  # noqa: E402  (bench/ is the script's dir)
 
 LOCKS = ["pthread", "rcl", "rcl-local", "rcl-adaptive"]
 BEST_OF = ["pthread", "rcl"]  # the better of local (the original program) and delegate
@@ -86,11 +91,6 @@ def invoke(build, binary, args, locks, seconds, env=None):
     return throughputs(p.stdout), p.stderr
 
 
-def load():
-    with open("/proc/loadavg") as f:
-        return f.read().split()[0]
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default="build")
@@ -108,15 +108,12 @@ def main():
         sys.exit("bench/adaptive_runs.py: unknown probe(s) %s" % ",".join(unknown))
     probes = [p for p in PROBES if p[0] in want]
     os.makedirs(a.out, exist_ok=True)
-    raw_path = os.path.join(a.out, "raw.csv")
     if a.report_only:
-        with open(raw_path, newline="") as f:
-            rows = list(csv.DictReader(f))
-        report(a, rows, None)
+        report(a, *runfiles.read(a.out))
         return
     if len(os.sched_getaffinity(0)) < 2:
         sys.exit("bench/adaptive_runs.py: needs 2 CPUs or more")
-    rows, loads = [], [load()]
+    rows, loads = [], [machine.load1()]
     if a.log:
         os.makedirs(os.path.join(a.out, "log"), exist_ok=True)
     for run in range(a.runs):
@@ -142,11 +139,8 @@ def main():
             for lock in LOCKS + (["before"] if before else []):
                 rows.append({"probe": name, "run": run, "lock": lock,
                              "throughput_ops_s": res[lock]})
-        loads.append(load())
-    with open(raw_path, "w", newline="") as f:
-        w = csv.DictWriter(f, ["probe", "run", "lock", "throughput_ops_s"])
-        w.writeheader()
-        w.writerows(rows)
+        loads.append(machine.load1())
+    runfiles.save(a.out, ["probe", "run", "lock", "throughput_ops_s"], rows, loads)
     report(a, rows, loads)
 
 
@@ -160,6 +154,29 @@ def ratios(runs, lock, med):
 
 def fmt(vals):
     return "%.2f / %.2f / %.2f" % (min(vals), statistics.median(vals), max(vals))
+
+
+def delegated_share(path):
+    """The share of the logged run that its most delegated lock spent on the server (None: no
+    log directory; -1: no decision logged, no epoch ended). Each line: 'T ms lock N PATH ... ->
+    NEXT (reason)'; a lock is on NEXT until its next line."""
+    if not os.path.exists(path):
+        return -1.0 if os.path.isdir(os.path.dirname(path)) else None
+    locks, end = {}, 0.0
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"([\d.]+) ms lock (\d+) \S+ .* -> (\S+) \(", line)
+            if not m:
+                continue
+            t, lock, after = float(m.group(1)), m.group(2), m.group(3)
+            last, path_now, total = locks.get(lock, (0.0, "local", 0.0))
+            if path_now.startswith("delegate"):
+                total += t - last
+            locks[lock] = (t, after, total)
+            end = max(end, t)
+    if not locks or end <= 0:
+        return 0.0
+    return max(total for _, _, total in locks.values()) / end
 
 
 def report(a, rows, loads):
@@ -213,6 +230,18 @@ def report(a, rows, loads):
         runs = [by[name][k] for k in sorted(by[name])]
         same = [r["rcl-adaptive"] / max(r[b] for b in BEST_OF) for r in runs]
         rep.append("- %s: %s" % (name, " ".join("%.2f" % x for x in same)))
+    shares = {name: [delegated_share(os.path.join(a.out, "log", "%s.%d" % (name, k)))
+                     for k in sorted(by[name])] for name in by}
+    if any(v is not None for vs in shares.values() for v in vs):
+        rep += ["", "Every run's decision (--log): the better of pthread (L) and rcl (D) beside "
+                "it, and the share of the run adaptive's most delegated lock spent on the "
+                "server (none: no epoch ended, no decision):", ""]
+        for name in [p[0] for p in PROBES if p[0] in by]:
+            runs = [by[name][k] for k in sorted(by[name])]
+            rep.append("- %s: %s" % (name, " ".join(
+                "%s %s" % ("D" if r["rcl"] > r["pthread"] else "L",
+                           "?" if v is None else "none" if v < 0 else "%.0f%%" % (100 * v))
+                for r, v in zip(runs, shares[name]))))
     text = "\n".join(rep) + "\n"
     with open(os.path.join(a.out, "report.md"), "w") as f:
         f.write(text)

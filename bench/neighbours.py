@@ -14,7 +14,8 @@ the share of the time it wanted its CPU that it waited for it (RCL_STATS).
                       [--producers N] [--pops N] [--pop-ms N]   (the program's, passed on)
 --before DIR runs, beside the others in each round, adaptive mode of another build's
 rcl-bench-neighbours (an earlier commit's librcl): column "before".
-Writes OUT/raw.csv and OUT/report.md; prints the report.
+Writes OUT/raw.csv, OUT/load.txt (the load average before and after each round) and
+OUT/report.md; prints the report.
 """
 import argparse
 import csv
@@ -26,17 +27,13 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 from rcltools import machine  # noqa: E402
+import runfiles  # noqa: E402  (bench/ is the script's dir)
 
 LOCKS = ["pthread", "rcl-local", "rcl-adaptive", "rcl"]
 NAMES = {"pthread": "original", "rcl-local": "local", "rcl-adaptive": "adaptive",
          "rcl": "delegate"}
 COLUMNS = ["busy", "lock", "producers", "wall_s", "sections", "sections_per_s", "worst_pop_ms",
            "late_pops", "server_preempted_pct"]
-
-
-def load():
-    with open("/proc/loadavg") as f:
-        return f.read().split()[0]
 
 
 def main():
@@ -52,13 +49,11 @@ def main():
     ap.add_argument("--report-only", action="store_true", help="the report from OUT/raw.csv")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
-    raw = os.path.join(a.out, "raw.csv")
     if a.report_only:
-        with open(raw, newline="") as f:
-            report(a, list(csv.DictReader(f)), None)
+        report(a, *runfiles.read(a.out))
         return
     binary = os.path.join(a.build, "bench", "rcl-bench-neighbours")
-    rows, loads = [], [load()]
+    rows, loads = [], [machine.load1()]
     for rnd in range(a.rounds):
         for busy in a.busy.split(","):
             k = rnd % len(LOCKS)
@@ -78,11 +73,8 @@ def main():
                     if b != binary:
                         r["lock"] = "before"
                     rows.append(dict(r, round=rnd))
-        loads.append(load())
-    with open(raw, "w", newline="") as f:
-        w = csv.DictWriter(f, ["round"] + COLUMNS)
-        w.writeheader()
-        w.writerows(rows)
+        loads.append(machine.load1())
+    runfiles.save(a.out, ["round"] + COLUMNS, rows, loads)
     report(a, rows, loads)
 
 

@@ -346,7 +346,7 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
      * happening. A preempted server that still keeps the calls per second stays: with the
      * program's threads on a slow CPU, delegating to a server that gets a quarter of a fast
      * one may still win (asym-4, docs/results.md: with the server preempted 75-85 % of the
-     * time by other jobs, delegation made 1.4x the original's calls; a first version of the
+     * time by other jobs, delegation made 1.3-1.6x the original's calls; a first version of the
      * rule, which also fired when the local path's calls per second were unknown or 10 %
      * better, kept adaptive at 0.73x of delegate there). */
     bool preempted =

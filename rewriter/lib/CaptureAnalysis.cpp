@@ -520,8 +520,11 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
                                                       : ", and its 'register' is not written "
                                                         "in this file"),
                               Var->getLocation());
+            // value_or: GCC's -Wmaybe-uninitialized cannot see that the refusal above
+            // returns whenever Keyword is empty.
+            TextRange Register = Keyword.value_or(TextRange{});
             CS.CalleeEdits.push_back(
-                {TextEdit{Keyword->Begin, Keyword->End - Keyword->Begin, ""}, CS.Function});
+                {TextEdit{Register.Begin, Register.End - Register.Begin, ""}, CS.Function});
         }
         Capture C{Var, ByValue ? CaptureKind::ByValue : CaptureKind::ByPointer,
                   Var->getNameAsString()};

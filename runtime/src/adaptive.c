@@ -900,8 +900,7 @@ static void distinct_site_names(char (*names)[RCL_NAME_LEN], const bool *by_site
     }
     for (int i = 0; i < RCL_ADAPTIVE_SLOTS; i++) {
         size_t len = strlen(names[i]);
-        if (count[i] > 1)
-            snprintf(names[i] + len, RCL_NAME_LEN - len, "@%u/%u", rank[i], count[i]);
+        if (count[i] > 1) snprintf(names[i] + len, RCL_NAME_LEN - len, "@%u/%u", rank[i], count[i]);
     }
 }
 

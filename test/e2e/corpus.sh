@@ -114,6 +114,7 @@ fi
 
 RCL_CC=$(cd "$BUILD" 2>/dev/null && pwd)/rewriter/rcl-cc
 RCL=$(cd "$BUILD" 2>/dev/null && pwd)/cli/rcl
+PROF_LIB=$(cd "$BUILD" 2>/dev/null && pwd)/profiler/librcl-prof.so
 REAL_CC=${RCL_CC_REAL_CC:-clang-19}
 if [ $DRY = 0 ] && { [ ! -x "$RCL_CC" ] || [ ! -x "$RCL" ]; }; then
     echo "corpus: $RCL_CC or $RCL not found (scripts/setup.sh builds them)" >&2
@@ -326,6 +327,21 @@ run_package() (
                 default_failed "$D/test-$run.log" >"$D/test-$run.failed"
             fi
         done
+        # Weighted coverage (issue 30, item 12): the delegate-mode suite once more under
+        # rcl-prof's preload, which counts every acquisition of the suite's processes, a
+        # delegated section (librcl's hooks) apart from a pthread_mutex_lock left in place.
+        # A run of its own: the judged suites above run without the profiler.
+        if [ -f "$PROF_LIB" ]; then
+            say "test suite: converted, RCL_MODE=delegate, counting acquisitions (rcl-prof) ..."
+            rm -rf "$D/prof"; mkdir -p "$D/prof"
+            cd "$D/rcl" || return 1
+            t0=$(now)
+            (export CC=$RCL_CC JOBS RCL_MODE=delegate RCL_PROF_RAW_DIR=$D/prof RCL_PROF_COUNTERS=0
+             export RCL_PROF_PARENT=1 LD_PRELOAD=$PROF_LIB${LD_PRELOAD:+:$LD_PRELOAD}
+             timeout -k 10 "$TEST_TIMEOUT" bash -c "$TEST_CMD") >"$D/test-prof.log" 2>&1
+            fact test_prof_status $?
+            fact test_prof_s "$(elapsed "$t0" "$(now)")"
+        fi
     fi
     $SUMMARY package "$D" "$WORK/results/$NAME.json" | sed "s/^/[$i\/$N] $NAME: /"
     st=${PIPESTATUS[0]}

@@ -532,9 +532,8 @@ const CallExpr *assertedOperation(const Expr *E) {
 
 } // namespace
 
-const CallExpr *
-LockApi::checkedOperationStatement(const Stmt *S,
-                                   std::vector<std::pair<const VarDecl *, int64_t>> *Assigned) const {
+const CallExpr *LockApi::checkedOperationStatement(
+    const Stmt *S, std::vector<std::pair<const VarDecl *, int64_t>> *Assigned) const {
     std::vector<const VarDecl *> Locals;
     // `do { int e; X; } while (0)` or `{ int e; X; }`: locals without initializers, then X.
     if (const auto *Do = dyn_cast_or_null<DoStmt>(S); Do && isZero(Do->getCond()))

@@ -265,11 +265,10 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
                 // `if ((rc = lock(&m)) != 0) return rc;`: rc gets what the lock returned.
                 for (const auto &[Var, Value] : Assigned) {
                     if (CS.Refused) break;
-                    CS.CallSitePrefix += Var->getNameAsString() + " = " + std::to_string(Value) +
-                                         ";" +
-                                         (Var->hasLocalStorage()
-                                              ? " (void)" + Var->getNameAsString() + ";"
-                                              : std::string());
+                    CS.CallSitePrefix +=
+                        Var->getNameAsString() + " = " + std::to_string(Value) + ";" +
+                        (Var->hasLocalStorage() ? " (void)" + Var->getNameAsString() + ";"
+                                                : std::string());
                 }
                 if ((Checked || Stored) && !CS.Refused) {
                     noteDroppedCheck(CS, Call, Stored);

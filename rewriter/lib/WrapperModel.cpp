@@ -166,6 +166,7 @@ class SuccessPath {
             return statement(Label->getSubStmt());
         }
         if (const auto *Decl = dyn_cast<DeclStmt>(S)) return declaration(Decl);
+        if (earlyReturn(S)) return;
         // `if (1) { ... }`, `if (isthreaded)` with `#define isthreaded true`: the branch taken.
         if (const auto *If = dyn_cast<IfStmt>(S);
             If && !If->getInit() && !If->getConditionVariable()) {
@@ -200,6 +201,66 @@ class SuccessPath {
         effect(S);
     }
 
+    /// `if (C) return;` before the operation (libxml2's `if (tok == NULL) return;`), C without
+    /// side effects and reached from the parameters and file-scope names alone: the wrapper
+    /// does nothing when C holds, so C folds into its condition (finish()). A wrapper that
+    /// returns a value returns 0 there, what the operation's success would.
+    bool earlyReturn(const Stmt *S) {
+        const auto *If = dyn_cast<IfStmt>(S);
+        if (Out.Operation || !If || If->getElse() || If->getInit() || If->getConditionVariable())
+            return false;
+        const Stmt *Then = If->getThen();
+        if (const auto *Block = dyn_cast<CompoundStmt>(Then); Block && Block->size() == 1)
+            Then = Block->body_front();
+        const auto *Return = dyn_cast<ReturnStmt>(Then);
+        if (!Return) return false;
+        if (const Expr *V = Return->getRetValue()) {
+            Expr::EvalResult Value;
+            if (V->HasSideEffects(Ctx) || !V->EvaluateAsInt(Value, Ctx) || Value.Val.getInt() != 0)
+                return false;
+        }
+        const Expr *Cond = If->getCond()->IgnoreParenImpCasts();
+        bool ReadsLocal = false;
+        walk(Cond, [&](const Stmt *N) {
+            if (const auto *Ref = dyn_cast<DeclRefExpr>(N))
+                ReadsLocal |= llvm::is_contained(Locals, dyn_cast<VarDecl>(Ref->getDecl()));
+        });
+        if (ReadsLocal || Cond->HasSideEffects(Ctx) || !reachableFromParameters(Cond, Def))
+            return false;
+        EarlyExits.push_back(Cond);
+        return true;
+    }
+
+  public:
+    /// The early returns folded into the condition: `!(C1) && ... && (G)`, built in the AST
+    /// (printed and compared like a condition written in the file).
+    void finish() {
+        if (Out.Problem || !Out.Operation || EarlyExits.empty()) return;
+        if (Out.Chain) return fail("it returns before the " + kind() + " through another wrapper");
+        // Its other statements would run whatever the condition (their copies do not test it).
+        if (Out.hasEffects())
+            return fail("it returns early (line " + std::to_string(lineOf(EarlyExits.front())) +
+                        ") and does other things besides the " + kind());
+        ASTContext &AC = Def->getASTContext();
+        SourceLocation None;
+        Expr *Guard = nullptr;
+        auto paren = [&](const Expr *E) {
+            return new (AC) ParenExpr(None, None, const_cast<Expr *>(E));
+        };
+        for (const Expr *C : EarlyExits) {
+            Expr *Not = UnaryOperator::Create(AC, paren(C), UO_LNot, AC.IntTy, VK_PRValue,
+                                              OK_Ordinary, None, false, FPOptionsOverride());
+            Guard = Guard ? BinaryOperator::Create(AC, Guard, Not, BO_LAnd, AC.IntTy, VK_PRValue,
+                                                   OK_Ordinary, None, FPOptionsOverride())
+                          : Not;
+        }
+        if (Out.Guard)
+            Guard = BinaryOperator::Create(AC, Guard, paren(Out.Guard), BO_LAnd, AC.IntTy,
+                                           VK_PRValue, OK_Ordinary, None, FPOptionsOverride());
+        Out.Guard = Guard;
+    }
+
+  private:
     void found(const CallExpr *Call) {
         Out.Operation = Call;
         if (isChain(Call)) Out.Chain = Call;
@@ -275,6 +336,7 @@ class SuccessPath {
     const VarDecl *Stored = nullptr;     ///< the local the operation's result went to
     std::vector<const VarDecl *> Locals; ///< the wrapper's locals declared so far
     std::vector<std::pair<const VarDecl *, int64_t>> Known; ///< locals with a constant value
+    std::vector<const Expr *> EarlyExits; ///< `if (C) return;` before the operation: each C
     bool Returned = false;
 };
 
@@ -283,7 +345,9 @@ class SuccessPath {
 WrapperSummary summarizeWrapper(const FunctionDecl *Def, LockOp Op, const LockApi &Api) {
     WrapperSummary Out;
     Out.Def = Def;
-    SuccessPath(Def, Op, Api, Out).run();
+    SuccessPath Path(Def, Op, Api, Out);
+    Path.run();
+    Path.finish();
     if (Out.Problem) {
         Out.Operation = nullptr;
         Out.Mutex = nullptr;

@@ -118,23 +118,51 @@ def latest_by_source(entries):
 
 
 def read_facts(facts_dir):
-    """The functions the facts files define: ({name: the functions of other units it calls},
-    {name: what makes it unfit for a server, for those it has one})."""
+    """The functions the facts files define: ({key: the functions of other units it calls},
+    {key: what makes it unfit for a server, for those it has one}). A facts file holds one JSON
+    object a line (rewriter/lib/ProjectFacts.h): a function ("fn") or an address-taken
+    function ("taken")."""
     import glob
+    import json
     calls, hazards = {}, {}
     for path in glob.glob(os.path.join(facts_dir, "*.facts")):
         try:
             with open(path, errors="replace") as f:
                 for line in f:
-                    fields = line.rstrip("\n").split("\t")
-                    if len(fields) == 3:
-                        calls.setdefault(fields[0], set()).update(
-                            c for c in fields[2].split(",") if c)
-                        if fields[1]:
-                            hazards[fields[0]] = fields[1]
+                    try:
+                        entry = json.loads(line)
+                    except ValueError:
+                        continue
+                    if not isinstance(entry, dict) or not entry.get("fn"):
+                        continue
+                    calls.setdefault(entry["fn"], set()).update(
+                        c for c in entry.get("calls", []) if c)
+                    if entry.get("hazard"):
+                        hazards[entry["fn"]] = entry["hazard"]
         except OSError:
             pass
     return calls, hazards
+
+
+# The name a waiting section gives for the targets of a call through a function pointer: they
+# are the program's address-taken functions of its type, known only once every file of the
+# build has its facts.
+POINTER_TARGETS = "*"
+# The file of the facts directory that says every file of the build has its facts (the
+# rewriter then judges calls through pointers by their targets).
+COMPLETE = "complete"
+
+
+def mark_complete(facts_dir, complete):
+    path = os.path.join(facts_dir, COMPLETE)
+    if complete:
+        with open(path, "w") as f:
+            f.write("every file of the build has its facts here\n")
+    else:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
 
 
 def still_unknown(facts_dir, roots):
@@ -177,7 +205,10 @@ def scan_needed(facts_dir, entries, jobs):
     names a function that a waiting section reaches without facts; then of those that the newly
     recorded functions reach, until no other skipped unit names one. A definition the text does
     not spell (made by a macro) is not found: its callers stay refused as waiting for facts,
-    the safe side. Returns (units scanned, scans that failed)."""
+    the safe side. When a waiting section calls through a function pointer (POINTER_TARGETS),
+    every skipped unit is read: any of them may take the address of a possible target; the
+    facts directory is then marked complete (mark_complete). Returns (units scanned, scans
+    that failed)."""
     import concurrent.futures  # here: rcl-cc imports this module for every compile
     import re
     import subprocess
@@ -188,13 +219,12 @@ def scan_needed(facts_dir, entries, jobs):
         else:
             skipped.pop(e.get("source"), None)
     roots = {n for e in entries if e.get("waiting") for n in e.get("unknown", [])}
-    need = still_unknown(facts_dir, roots)
+    everything = POINTER_TARGETS in roots
+    roots.discard(POINTER_TARGETS)
     scanned, failed = set(), 0
-    while need:
-        pattern = re.compile(r"\b(?:%s)\b" % "|".join(re.escape(n) for n in sorted(need)))
-        todo = [src for src in skipped if src not in scanned and _mentions(src, pattern)]
-        if not todo:
-            break
+
+    def scan(todo):
+        nonlocal failed
         with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as pool:
             results = list(pool.map(
                 lambda src: subprocess.run(skipped[src]["command"], cwd=skipped[src]["cwd"],
@@ -202,6 +232,18 @@ def scan_needed(facts_dir, entries, jobs):
                                            stderr=subprocess.DEVNULL).returncode, todo))
         failed += sum(1 for r in results if r != 0)
         scanned.update(todo)
+
+    if everything:
+        scan(sorted(skipped))
+        if not failed:
+            mark_complete(facts_dir, True)
+    need = still_unknown(facts_dir, roots)
+    while need:
+        pattern = re.compile(r"\b(?:%s)\b" % "|".join(re.escape(n) for n in sorted(need)))
+        todo = [src for src in skipped if src not in scanned and _mentions(src, pattern)]
+        if not todo:
+            break
+        scan(todo)
         # Only what the waiting sections reach: a function a newly read file defines leads on
         # to its callees; the calls of functions no waiting section reaches do not count, nor
         # those beyond a function that decides its callers' refusal (still_unknown).

@@ -142,6 +142,7 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
     BodyUses.clear();
     Written.clear();
     NotedWaits.clear();
+    Held.clear();
     for (unsigned K = CS.FirstIndex; K <= CS.LastIndex; ++K)
         scanBody(CS, CS.Block->body_begin()[K]);
     if (CS.Refused) return;

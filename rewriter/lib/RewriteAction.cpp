@@ -32,7 +32,8 @@ class RewriteConsumer : public ASTConsumer {
         std::string Given = Entry->getName().str();
         std::string Real = SM.getFileManager().getCanonicalName(*Entry).str();
         if (Session.FactsOnly) {
-            CalleeFacts Callees(Ctx, Session.Api, &Session.Project, false);
+            CalleeFacts Callees(Ctx, Session.Api, &Session.Project, false,
+                                ProjectFacts::unitKey(Real));
             Session.Project.add(Callees.exported());
             return;
         }
@@ -69,9 +70,10 @@ class RewriteConsumer : public ASTConsumer {
             }
         // Parent lookups only ever concern these bodies: keep the parent map off the headers.
         Ctx.setTraversalScope(Functions);
-        CalleeFacts Callees(Ctx, Session.Api, &Session.Project, Session.RequireCalleeFacts);
+        CalleeFacts Callees(Ctx, Session.Api, &Session.Project, Session.RequireCalleeFacts,
+                            ProjectFacts::unitKey(Real));
         {
-            std::map<std::string, ProjectFacts::Entry> Mine = Callees.exported();
+            ProjectFacts::UnitFacts Mine = Callees.exported();
             std::string Error;
             if (!Session.FactsDir.empty() &&
                 !ProjectFacts::save(Session.FactsDir, Real, Mine, Error))

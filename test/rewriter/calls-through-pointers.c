@@ -1,0 +1,118 @@
+// What a section runs through its callees and through function pointers (issue 31). The file
+// is the whole program, which --facts-complete says: a call through a pointer may reach the
+// address-taken functions of its type, here op_of's two (harmless: apply_op converts) and lop's
+// (whoami, which reads pthread_self: unsafe_target is refused, naming the pointer and the
+// target). A comparator given to qsort runs inside qsort: it is judged as a callee (by_value
+// converts, counting's thread-local counter refuses). A callee that releases the section's
+// lock and takes it again (work_unlocked, a monitor's task) refuses the section: converted, its
+// work ran on the server with the lock released under the runtime. Without --facts-complete
+// (one file of a larger program, as rcl-cc alone sees it) the pointer's targets are not known
+// and apply_op waits for facts.
+// RUN: %rcl-rewrite --all --facts-complete %s -- %rcl_cflags > %t.c 2> %t.err
+// RUN: FileCheck %s --check-prefix=ERR < %t.err
+// RUN: %rcl-rewrite --all --dry-run --report-json=%t.json %s -- %rcl_cflags 2> %t.blind
+// RUN: FileCheck %s --check-prefix=BLIND < %t.blind
+// RUN: FileCheck %s --check-prefix=JSON < %t.json
+// RUN: %cc %s -o %t.orig && %t.orig > %t.orig.out
+// RUN: %cc %t.c -o %t.rcl %rcl_libs && %t.rcl > %t.rcl.out
+// RUN: env RCL_MODE=local %t.rcl > %t.local.out
+// RUN: diff %t.orig.out %t.rcl.out
+// RUN: diff %t.orig.out %t.local.out
+// RUN: nm %t.rcl | FileCheck %s --check-prefix=NM
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct pool {
+    pthread_mutex_t lock;
+    long done;
+};
+static struct pool the_pool = {PTHREAD_MUTEX_INITIALIZER, 0};
+static __thread long my_ops;
+static volatile long sink;
+
+// A monitor's task: releases its caller's lock while it computes.
+static void work_unlocked(struct pool *p)
+{
+    pthread_mutex_unlock(&p->lock);
+    for (int i = 0; i < 1000; i++)
+        sink += i;
+    pthread_mutex_lock(&p->lock);
+}
+
+static int add_one(int x) { return x + 1; }
+static int twice(int x) { return 2 * x; }
+static long whoami(long x) { return x + 0 * (long)pthread_self(); }
+static int by_value(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+static int counting(const void *a, const void *b)
+{
+    my_ops++;
+    return *(const int *)a - *(const int *)b;
+}
+
+static int (*op_of(int i))(int) { return i ? add_one : twice; }
+static long (*lop)(long) = whoami;
+
+// ERR: calls-through-pointers.c:[[@LINE+6]]:5: rcl: cannot convert critical section: calls 'work_unlocked', which releases the section's lock 'pool->lock' (calls-through-pointers.c:37)
+// NM-NOT: rcl_cs_relock_in_callee
+static void relock_in_callee(struct pool *pool)
+{
+    pthread_mutex_lock(&pool->lock);
+    pool->done++;
+    work_unlocked(pool);
+    pthread_mutex_unlock(&pool->lock);
+}
+
+// BLIND: calls-through-pointers.c:[[@LINE+6]]:9: rcl: cannot convert critical section: calls through pointer 'op', whose possible targets (the program's address-taken functions of its type) are known only from every file's facts (record every file's facts first
+// NM: rcl_cs_apply_op_1
+static int apply_op(int i, int x)
+{
+    int (*op)(int) = op_of(i);
+    pthread_mutex_lock(&the_pool.lock);
+    x = op(x);
+    the_pool.done += x;
+    pthread_mutex_unlock(&the_pool.lock);
+    return x;
+}
+
+// ERR: calls-through-pointers.c:[[@LINE+4]]:9: rcl: cannot convert critical section: calls 'whoami' through pointer 'lop', which depends on the calling thread's identity (calls-through-pointers.c:45)
+static long unsafe_target(long x)
+{
+    pthread_mutex_lock(&the_pool.lock);
+    x = lop(x);
+    pthread_mutex_unlock(&the_pool.lock);
+    return x;
+}
+
+// NM: rcl_cs_sorted_1
+static void sorted(int *a, int n)
+{
+    pthread_mutex_lock(&the_pool.lock);
+    qsort(a, n, sizeof *a, by_value);
+    pthread_mutex_unlock(&the_pool.lock);
+}
+
+// ERR: calls-through-pointers.c:[[@LINE+4]]:5: rcl: cannot convert critical section: calls 'counting', which uses thread-local variable 'my_ops' (calls-through-pointers.c:49)
+static void sorted_counting(int *a, int n)
+{
+    pthread_mutex_lock(&the_pool.lock);
+    qsort(a, n, sizeof *a, counting);
+    pthread_mutex_unlock(&the_pool.lock);
+}
+// ERR: rcl: summary: 2 converted, 4 refused
+// BLIND: rcl: summary: 1 converted, 5 refused
+// JSON: "unknown_callees": [
+// JSON-NEXT: "*"
+// JSON: "waiting_for_facts": 1
+
+int main(void)
+{
+    int a[4] = {3, 1, 2, 0};
+    relock_in_callee(&the_pool);
+    printf("%d\n", apply_op(1, 2) + apply_op(0, 3));
+    printf("%ld\n", unsafe_target(5));
+    sorted(a, 4);
+    sorted_counting(a, 4);
+    printf("%d %d %d %d %ld\n", a[0], a[1], a[2], a[3], the_pool.done);
+    return 0;
+}

@@ -247,47 +247,34 @@ static const FunctionDecl *functionNamed(const Expr *E) {
     return Ref ? dyn_cast<FunctionDecl>(Ref->getDecl()) : nullptr;
 }
 
-/// Library functions that call the functions they are given only inside the call or on another
-/// thread, and never give them back to the program: a function passed to them is not a target
-/// of the program's calls through pointers.
-static bool keepsCallbacksToItself(StringRef Name) {
-    static const std::set<std::string> Names{"qsort",
-                                             "qsort_r",
-                                             "bsearch",
-                                             "lfind",
-                                             "lsearch",
-                                             "tsearch",
-                                             "tfind",
-                                             "tdelete",
-                                             "twalk",
-                                             "twalk_r",
-                                             "tdestroy",
-                                             "scandir",
-                                             "scandir64",
-                                             "scandirat",
-                                             "nftw",
-                                             "nftw64",
-                                             "ftw",
-                                             "ftw64",
-                                             "glob",
-                                             "glob64",
-                                             "pthread_create",
-                                             "pthread_once",
-                                             "pthread_atfork",
-                                             "pthread_key_create",
-                                             "atexit",
-                                             "at_quick_exit",
-                                             "on_exit",
-                                             "call_once",
-                                             "thrd_create",
-                                             "dl_iterate_phdr"};
+/// Library functions that call the functions they are given inside the call only (a
+/// comparator given to qsort): those run inside the section, as its callees.
+static bool callsCallbacksInside(StringRef Name) {
+    static const std::set<std::string> Names{
+        "qsort",        "qsort_r",   "bsearch",        "lfind",     "lsearch",
+        "tsearch",      "tfind",     "tdelete",        "twalk",     "twalk_r",
+        "tdestroy",     "scandir",   "scandir64",      "scandirat", "nftw",
+        "nftw64",       "ftw",       "ftw64",          "glob",      "glob64",
+        "pthread_once", "call_once", "dl_iterate_phdr"};
     return Names.count(Name.str()) != 0;
+}
+
+/// Library functions that call the functions they are given inside the call, or on another
+/// thread or at exit, and never hand them back to the program: a function passed to them is
+/// not a target of the program's calls through pointers.
+static bool keepsCallbacksToItself(StringRef Name) {
+    static const std::set<std::string> Elsewhere{
+        "pthread_create", "pthread_atfork", "pthread_key_create", "atexit",
+        "at_quick_exit",  "on_exit",        "thrd_create"};
+    return callsCallbacksInside(Name) || Elsewhere.count(Name.str()) != 0;
 }
 
 std::vector<const FunctionDecl *> CalleeFacts::callbacks(const CallExpr *Call) const {
     std::vector<const FunctionDecl *> Out;
     const FunctionDecl *Callee = Call->getDirectCallee();
-    if (!Callee || isProgramFunction(Callee)) return Out;
+    if (!Callee || !Callee->getIdentifier() || isProgramFunction(Callee) ||
+        !callsCallbacksInside(Callee->getName()))
+        return Out;
     for (const Expr *Arg : Call->arguments())
         if (const FunctionDecl *Fn = functionNamed(Arg); Fn && isProgramFunction(Fn))
             Out.push_back(Fn);
@@ -385,6 +372,24 @@ bool CalleeFacts::changed(const VarDecl *V) {
     return Vars.count(V) != 0;
 }
 
+bool CalleeFacts::plainMutex(const MutexRef &M) const {
+    const Expr *E = M.Through ? M.Through : M.Remote.empty() ? M.Operand : nullptr;
+    if (!E) return false;
+    E = E->IgnoreParenImpCasts();
+    if (const auto *Addr = dyn_cast<UnaryOperator>(E); Addr && Addr->getOpcode() == UO_AddrOf)
+        E = Addr->getSubExpr()->IgnoreParenImpCasts();
+    const auto *Ref = dyn_cast<DeclRefExpr>(E);
+    const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    const VarDecl *Def = Var ? Var->getDefinition() : nullptr;
+    if (!Def || !Def->getInit()) return false;
+    const SourceManager &SM = Ctx.getSourceManager();
+    for (SourceLocation Loc = Def->getInit()->getBeginLoc(); Loc.isMacroID();
+         Loc = SM.getImmediateMacroCallerLoc(Loc))
+        if (Lexer::getImmediateMacroName(Loc, SM, Ctx.getLangOpts()) == "PTHREAD_MUTEX_INITIALIZER")
+            return true;
+    return false;
+}
+
 MutexPath CalleeFacts::mutexPath(const MutexRef &M) const {
     if (!M.Remote.empty()) {
         // A declared pair defined in another unit: its mutex is what that unit's getter
@@ -479,6 +484,17 @@ std::vector<Effect> CalleeFacts::callEffects(const CallExpr *Call, const std::st
     return Out;
 }
 
+/// Pairs a release with a take that Held (the keys of the mutexes taken so far, oldest first)
+/// holds: the same mutex, or for a mutex whose path is unknown (`item_trylock_unlock(lock)` of
+/// the pointer that `item_trylock` returned), the latest take. Whether it did.
+static bool pairRelease(std::vector<std::string> &Held, const MutexPath &Mutex) {
+    auto It = std::find(Held.begin(), Held.end(), Mutex.key());
+    if (It == Held.end() && !Mutex.known() && !Held.empty()) It = Held.end() - 1;
+    if (It == Held.end()) return false;
+    Held.erase(It);
+    return true;
+}
+
 const std::vector<Effect> &CalleeFacts::effects(const FunctionDecl *Def) {
     if (auto It = Effects.find(Def); It != Effects.end()) return It->second;
     InProgress.insert(Def);
@@ -501,13 +517,7 @@ const std::vector<Effect> &CalleeFacts::effects(const FunctionDecl *Def) {
     for (Effect &X : All) {
         if (X.K == Effect::Kind::Take || X.K == Effect::Kind::TryTake)
             Held.push_back(X.Mutex.key());
-        if (X.K == Effect::Kind::Release) {
-            auto It = std::find(Held.begin(), Held.end(), X.Mutex.key());
-            if (It != Held.end()) {
-                Held.erase(It);
-                continue;
-            }
-        }
+        if (X.K == Effect::Kind::Release && pairRelease(Held, X.Mutex)) continue;
         if (!Seen.insert(X.key()).second) continue;
         if (Out.size() >= 256) break;
         Out.push_back(std::move(X));
@@ -576,12 +586,13 @@ ProjectFacts::UnitFacts CalleeFacts::exported() {
 /// units and the targets of calls through pointers.
 struct CalleeFacts::Judgement {
     Judgement(CalleeFacts &F, const MutexPath &Lock, const std::string &LockName,
-              std::vector<std::string> &Held)
-        : F(F), Lock(Lock), LockName(LockName), Held(Held) {}
+              std::vector<std::string> &Held, bool PlainLock)
+        : F(F), Lock(Lock), LockName(LockName), PlainLock(PlainLock), Held(Held) {}
 
     CalleeFacts &F;
     const MutexPath &Lock;
     const std::string &LockName;
+    bool PlainLock;
     Verdict V;
     std::vector<std::string> &Held; ///< mutexes taken so far on this way (keys)
     std::set<std::string> Seen;     ///< functions already followed, with their arguments
@@ -614,7 +625,11 @@ struct CalleeFacts::Judgement {
             bool IsLock = Lock.known() && X.Mutex == Lock;
             switch (X.K) {
             case Effect::Kind::Take:
-                if (IsLock)
+                // A take of a plain mutex its thread holds deadlocks the original: no run that
+                // works goes there (memcached's accept_new_conns reaches itself again through
+                // maxconns_handler, on a path its argument rules out). A recursive one would
+                // work there, and not on the server (a nested section of the same lock).
+                if (IsLock && !PlainLock)
                     refuse(Prefix + Through + "takes the section's lock '" + LockName + "' again" +
                            At);
                 Held.push_back(X.Mutex.key());
@@ -623,9 +638,7 @@ struct CalleeFacts::Judgement {
                 Held.push_back(X.Mutex.key());
                 break;
             case Effect::Kind::Release: {
-                auto It = std::find(Held.begin(), Held.end(), X.Mutex.key());
-                if (It != Held.end()) {
-                    Held.erase(It);
+                if (pairRelease(Held, X.Mutex)) {
                 } else if (IsLock) {
                     refuse(Prefix + Through + "releases the section's lock '" + LockName + "'" +
                            At);
@@ -741,9 +754,9 @@ struct CalleeFacts::Judgement {
 };
 
 CalleeFacts::Verdict CalleeFacts::judge(const CallExpr *Call, const MutexPath &Lock,
-                                        const std::string &LockName,
-                                        std::vector<std::string> &Held) {
-    Judgement J(*this, Lock, LockName, Held);
+                                        const std::string &LockName, std::vector<std::string> &Held,
+                                        bool PlainLock) {
+    Judgement J(*this, Lock, LockName, Held, PlainLock);
     const FunctionDecl *Callee = Call->getDirectCallee();
     std::string Root = Callee ? Callee->getNameAsString() : "";
     // A call through a pointer names its targets itself ("calls 'f' through pointer 'p'").

@@ -93,9 +93,13 @@ class CalleeFacts {
     };
     /// Held: the mutexes (MutexPath::key) taken so far in the section, in the order of its
     /// text, by its own lock calls and its callees; a callee's unlock of one of them pairs
-    /// with it.
+    /// with it. PlainLock: the section's mutex is a plain one (plainMutex), which a callee
+    /// cannot take again without deadlocking the original: such a take is no reason to refuse.
     Verdict judge(const clang::CallExpr *Call, const MutexPath &Lock, const std::string &LockName,
-                  std::vector<std::string> &Held);
+                  std::vector<std::string> &Held, bool PlainLock);
+    /// Whether Mutex is a variable initialized with PTHREAD_MUTEX_INITIALIZER: a default
+    /// (not recursive) mutex.
+    bool plainMutex(const MutexRef &Mutex) const;
 
     /// A function type in the facts' form (compatibleSignatures); empty for anything else.
     static std::string signature(clang::QualType T);

@@ -137,7 +137,8 @@ void CaptureAnalysis::waitForFacts(CriticalSection &CS, const Refusal &Why, Sour
 }
 
 void CaptureAnalysis::calleeEffects(CriticalSection &CS, const CallExpr *Call, SourceLocation Loc) {
-    CalleeFacts::Verdict V = Callees.judge(Call, Callees.mutexPath(CS.Mutex), CS.LockName, Held);
+    CalleeFacts::Verdict V = Callees.judge(Call, Callees.mutexPath(CS.Mutex), CS.LockName, Held,
+                                           Callees.plainMutex(CS.Mutex));
     for (const std::string &Text : V.Notes)
         if (llvm::none_of(CS.Notes, [&](const Note &N) { return N.Text == Text; }))
             CS.Notes.push_back({Text, Loc});

@@ -64,7 +64,7 @@ static void relock_in_callee(struct pool *pool)
 }
 
 // BLIND: calls-through-pointers.c:[[@LINE+6]]:9: rcl: cannot convert critical section: calls through pointer 'op', whose possible targets (the program's address-taken functions of its type) are known only from every file's facts (record every file's facts first
-// NM: rcl_cs_apply_op_1
+// NM-DAG: rcl_cs_apply_op_1
 static int apply_op(int i, int x)
 {
     int (*op)(int) = op_of(i);
@@ -84,7 +84,7 @@ static long unsafe_target(long x)
     return x;
 }
 
-// NM: rcl_cs_sorted_1
+// NM-DAG: rcl_cs_sorted_1
 static void sorted(int *a, int n)
 {
     pthread_mutex_lock(&the_pool.lock);
@@ -99,8 +99,38 @@ static void sorted_counting(int *a, int n)
     qsort(a, n, sizeof *a, counting);
     pthread_mutex_unlock(&the_pool.lock);
 }
-// ERR: rcl: summary: 2 converted, 4 refused
-// BLIND: rcl: summary: 1 converted, 5 refused
+// A callee that takes the section's lock again: with a recursive mutex the original works,
+// and converted, the callee's own section would delegate a section of the same lock from the
+// server (which the runtime refuses). With a plain mutex the original deadlocks there, so no
+// run that works takes that path: plain_bump converts.
+static pthread_mutex_t rec, plain = PTHREAD_MUTEX_INITIALIZER;
+static int depth;
+static void bump(pthread_mutex_t *m)
+{
+    pthread_mutex_lock(m);
+    depth++;
+    pthread_mutex_unlock(m);
+}
+
+// ERR: calls-through-pointers.c:[[@LINE+4]]:5: rcl: cannot convert critical section: calls 'bump', which takes the section's lock 'rec' again (calls-through-pointers.c:[[@LINE-5]])
+static void nested_bump(void)
+{
+    pthread_mutex_lock(&rec);
+    bump(&rec);
+    pthread_mutex_unlock(&rec);
+}
+
+// NM-DAG: rcl_cs_plain_bump_1
+static void plain_bump(int again)
+{
+    pthread_mutex_lock(&plain);
+    if (again)
+        bump(&plain);
+    depth++;
+    pthread_mutex_unlock(&plain);
+}
+// ERR: rcl: summary: 4 converted, 5 refused
+// BLIND: rcl: summary: 3 converted, 6 refused
 // JSON: "unknown_callees": [
 // JSON-NEXT: "*"
 // JSON: "waiting_for_facts": 1
@@ -108,6 +138,13 @@ static void sorted_counting(int *a, int n)
 int main(void)
 {
     int a[4] = {3, 1, 2, 0};
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&rec, &attr);
+    nested_bump();
+    plain_bump(0);
+    printf("depth %d\n", depth);
     relock_in_callee(&the_pool);
     printf("%d\n", apply_op(1, 2) + apply_op(0, 3));
     printf("%ld\n", unsafe_target(5));

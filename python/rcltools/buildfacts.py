@@ -117,30 +117,34 @@ def latest_by_source(entries):
     return list(last.values())
 
 
-def read_facts(facts_dir):
-    """The functions the facts files define: ({key: the functions of other units it calls},
-    {key: what makes it unfit for a server, for those it has one}). A facts file holds one JSON
-    object a line (rewriter/lib/ProjectFacts.h): a function ("fn") or an address-taken
-    function ("taken")."""
+def _functions(facts_dir):
+    """The functions of the facts files, one dict each (a facts file holds one JSON object a
+    line, rewriter/lib/ProjectFacts.h: a function, "fn", or an address-taken one, "taken")."""
     import glob
     import json
-    calls, hazards = {}, {}
     for path in glob.glob(os.path.join(facts_dir, "*.facts")):
         try:
             with open(path, errors="replace") as f:
-                for line in f:
-                    try:
-                        entry = json.loads(line)
-                    except ValueError:
-                        continue
-                    if not isinstance(entry, dict) or not entry.get("fn"):
-                        continue
-                    calls.setdefault(entry["fn"], set()).update(
-                        c for c in entry.get("calls", []) if c)
-                    if entry.get("hazard"):
-                        hazards[entry["fn"]] = entry["hazard"]
+                lines = f.readlines()
         except OSError:
-            pass
+            continue
+        for line in lines:
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(entry, dict) and entry.get("fn"):
+                yield entry
+
+
+def read_facts(facts_dir):
+    """The functions the facts files define: ({key: the functions of other units it calls},
+    {key: what makes it unfit for a server, for those it has one})."""
+    calls, hazards = {}, {}
+    for entry in _functions(facts_dir):
+        calls.setdefault(entry["fn"], set()).update(c for c in entry.get("calls", []) if c)
+        if entry.get("hazard"):
+            hazards[entry["fn"]] = entry["hazard"]
     return calls, hazards
 
 
@@ -233,11 +237,7 @@ def scan_needed(facts_dir, entries, jobs):
         failed += sum(1 for r in results if r != 0)
         scanned.update(todo)
 
-    if everything:
-        scan(sorted(skipped))
-        if not failed:
-            mark_complete(facts_dir, True)
-    need = still_unknown(facts_dir, roots)
+    need = still_unknown(facts_dir, roots) if not everything else set()
     while need:
         pattern = re.compile(r"\b(?:%s)\b" % "|".join(re.escape(n) for n in sorted(need)))
         todo = [src for src in skipped if src not in scanned and _mentions(src, pattern)]
@@ -248,4 +248,30 @@ def scan_needed(facts_dir, entries, jobs):
         # to its callees; the calls of functions no waiting section reaches do not count, nor
         # those beyond a function that decides its callers' refusal (still_unknown).
         need = still_unknown(facts_dir, roots)
+    # A call through a pointer may also lie in a function whose facts were only just read (a
+    # waiting section calls fuse_log, which calls log_func): its targets need every file too.
+    if everything or reaches_pointer_call(facts_dir, roots):
+        scan(sorted(src for src in skipped if src not in scanned))
+        if not failed:
+            mark_complete(facts_dir, True)
     return scanned, failed
+
+
+def reaches_pointer_call(facts_dir, roots):
+    """Whether a function that the roots reach through the recorded facts calls through a
+    pointer (an "icall" effect)."""
+    calls, pointers = {}, set()
+    for entry in _functions(facts_dir):
+        calls.setdefault(entry["fn"], set()).update(entry.get("calls", []))
+        if any(x.get("k") == "icall" for x in entry.get("effects", [])):
+            pointers.add(entry["fn"])
+    seen, work = set(roots), list(roots)
+    while work:
+        name = work.pop()
+        if name in pointers:
+            return True
+        for callee in calls.get(name, ()):
+            if callee not in seen:
+                seen.add(callee)
+                work.append(callee)
+    return False

@@ -101,6 +101,13 @@ std::optional<std::string> threadHazard(const Stmt *S, bool InCallee) {
     return std::nullopt;
 }
 
+/// `file:line` of Loc, as messages and facts give where something is.
+static std::string whereOf(const SourceManager &SM, SourceLocation Loc) {
+    PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Loc));
+    if (!P.isValid()) return "";
+    return llvm::sys::path::filename(P.getFilename()).str() + ":" + std::to_string(P.getLine());
+}
+
 const CalleeFacts::FunctionFacts &CalleeFacts::facts(const FunctionDecl *Def) {
     auto [It, New] = Facts.try_emplace(Def);
     if (!New) return It->second;
@@ -163,10 +170,8 @@ std::optional<Refusal> CalleeFacts::localHazard(const FunctionDecl *Fn) {
         std::string What;
         if (Def != Fn->getDefinition()) What = "through '" + Def->getNameAsString() + "' ";
         What += Hazard->Reason;
-        PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Hazard->Loc));
-        if (P.isValid())
-            What += " (" + llvm::sys::path::filename(P.getFilename()).str() + ":" +
-                    std::to_string(P.getLine()) + ")";
+        if (std::string Where = whereOf(SM, Hazard->Loc); !Where.empty())
+            What += " (" + Where + ")";
         return Refusal{What, Hazard->Loc};
     }
     return std::nullopt;
@@ -230,13 +235,6 @@ std::optional<Refusal> CalleeFacts::hazard(const FunctionDecl *Callee) {
 const char *const FactsHint = " (record every file's facts first: `rcl build -- <build "
                               "command>`, or a --facts-dir scan; docs/rewriter.md, \"Functions "
                               "of other files\")";
-
-/// `file:line` of Loc, as messages and facts give where something is.
-static std::string whereOf(const SourceManager &SM, SourceLocation Loc) {
-    PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Loc));
-    if (!P.isValid()) return "";
-    return llvm::sys::path::filename(P.getFilename()).str() + ":" + std::to_string(P.getLine());
-}
 
 /// The function an argument names (`cmp`, `&cmp`, `(cmp_fn)cmp`), or null.
 static const FunctionDecl *functionNamed(const Expr *E) {
@@ -604,6 +602,9 @@ struct CalleeFacts::Judgement {
     void refuse(std::string Why) {
         if (!Found) Found = std::move(Why);
     }
+    void note(std::string What) {
+        if (llvm::find(V.Notes, What) == V.Notes.end()) V.Notes.push_back(std::move(What));
+    }
     void waitFor(const std::string &Key, std::string Why) {
         if (!F.RequireFacts) return;
         if (Unknown.empty()) FirstUnknown = std::move(Why);
@@ -664,11 +665,10 @@ struct CalleeFacts::Judgement {
                            "make it " +
                            Rcl + " (another file)");
                 else
-                    V.Notes.push_back(What + " on another mutex (" + X.Name + ", " + X.Where +
-                                      "), in another file: unless that file's rewrite makes it " +
-                                      Rcl +
-                                      ", the runtime's blocking detector hands the server "
-                                      "over while it blocks");
+                    note(What + " on another mutex (" + X.Name + ", " + X.Where +
+                         "), in another file: unless that file's rewrite makes it " + Rcl +
+                         ", the runtime's blocking detector hands the server "
+                         "over while it blocks");
                 break;
             }
             case Effect::Kind::Call:
@@ -684,15 +684,15 @@ struct CalleeFacts::Judgement {
     void call(const Effect &X, const std::string &Prefix, const std::string &Current,
               unsigned Depth) {
         const ProjectFacts::Entry *E = F.Project ? F.Project->find(X.Name) : nullptr;
+        // The section's own callee, when it is of another unit, is named by Prefix already.
+        std::string Via = X.Name == Current ? Prefix : Prefix + "calls '" + X.Name + "', which ";
         if (!E) {
-            waitFor(X.Name, Prefix + "calls '" + X.Name +
-                                "', which is defined in another file whose facts are not known");
+            waitFor(X.Name, Via + "is defined in another file whose facts are not known");
             return;
         }
         bool Far = E->Unit != F.Unit;
         if (std::optional<std::string> Why = F.Project->hazard(X.Name))
-            refuse(Prefix + "calls '" + E->Name + "', which " + *Why +
-                   (Far && !E->Library ? " (another file)" : ""));
+            refuse(Via + *Why + (Far && !E->Library ? " (another file)" : ""));
         if (Depth >= 16 || !Seen.insert(X.key()).second) return;
         follow(E->Effects, &X.Args, Prefix, Current, Far, Depth + 1);
     }
@@ -706,10 +706,11 @@ struct CalleeFacts::Judgement {
                              ", whose possible targets (the program's address-taken functions "
                              "of its type) are known only from every file's facts");
         else if (Targets.empty())
-            refuse(Prefix + "calls " + Pointer + " (" + shownSignature(X.Name) +
-                   "), and no function of the program of that type has its address taken: its "
-                   "target is not known (" +
-                   X.Where + ")");
+            // A function of a plugin (dlsym), or of a library's caller: outside the program,
+            // judged as a library function is, by nothing it is known to do.
+            note(Prefix + "calls " + Pointer + " (" + shownSignature(X.Name) + ", " + X.Where +
+                 "), a type of which the program takes no function's address: its target lies "
+                 "outside the program (a plugin, a library's caller) and is not judged");
         if (Depth >= 16) return;
         for (const std::string &T : Targets) {
             if (Found) return;

@@ -3,7 +3,8 @@
 // address-taken functions of its type, here op_of's two (harmless: apply_op converts) and lop's
 // (whoami, which reads pthread_self: unsafe_target is refused, naming the pointer and the
 // target). A comparator given to qsort runs inside qsort: it is judged as a callee (by_value
-// converts, counting's thread-local counter refuses). A callee that releases the section's
+// converts, counting's thread-local counter refuses). A pointer of a type no function of the
+// program has (plugin_fn) reaches a function outside the program: not judged, with a note. A callee that releases the section's
 // lock and takes it again (work_unlocked, a monitor's task) refuses the section: converted, its
 // work ran on the server with the lock released under the runtime. Without --facts-complete
 // (one file of a larger program, as rcl-cc alone sees it) the pointer's targets are not known
@@ -53,7 +54,7 @@ static int counting(const void *a, const void *b)
 static int (*op_of(int i))(int) { return i ? add_one : twice; }
 static long (*lop)(long) = whoami;
 
-// ERR: calls-through-pointers.c:[[@LINE+6]]:5: rcl: cannot convert critical section: calls 'work_unlocked', which releases the section's lock 'pool->lock' (calls-through-pointers.c:37)
+// ERR: calls-through-pointers.c:[[@LINE+6]]:5: rcl: cannot convert critical section: calls 'work_unlocked', which releases the section's lock 'pool->lock' (calls-through-pointers.c:38)
 // NM-NOT: rcl_cs_relock_in_callee
 static void relock_in_callee(struct pool *pool)
 {
@@ -75,7 +76,7 @@ static int apply_op(int i, int x)
     return x;
 }
 
-// ERR: calls-through-pointers.c:[[@LINE+4]]:9: rcl: cannot convert critical section: calls 'whoami' through pointer 'lop', which depends on the calling thread's identity (calls-through-pointers.c:45)
+// ERR: calls-through-pointers.c:[[@LINE+4]]:9: rcl: cannot convert critical section: calls 'whoami' through pointer 'lop', which depends on the calling thread's identity (calls-through-pointers.c:46)
 static long unsafe_target(long x)
 {
     pthread_mutex_lock(&the_pool.lock);
@@ -92,7 +93,7 @@ static void sorted(int *a, int n)
     pthread_mutex_unlock(&the_pool.lock);
 }
 
-// ERR: calls-through-pointers.c:[[@LINE+4]]:5: rcl: cannot convert critical section: calls 'counting', which uses thread-local variable 'my_ops' (calls-through-pointers.c:49)
+// ERR: calls-through-pointers.c:[[@LINE+4]]:5: rcl: cannot convert critical section: calls 'counting', which uses thread-local variable 'my_ops' (calls-through-pointers.c:50)
 static void sorted_counting(int *a, int n)
 {
     pthread_mutex_lock(&the_pool.lock);
@@ -129,11 +130,25 @@ static void plain_bump(int again)
     depth++;
     pthread_mutex_unlock(&plain);
 }
-// ERR: rcl: summary: 4 converted, 5 refused
-// BLIND: rcl: summary: 3 converted, 6 refused
+// A pointer of a type whose address no function of the program has taken (a plugin's
+// function, found with dlsym) reaches a function outside the program: as a library function, it
+// is not judged, and the conversion says so.
+static long (*plugin_fn)(long, long);
+static long plugin_result;
+// ERR: calls-through-pointers.c:[[@LINE+6]]:25: rcl: note: converted critical section calls through pointer 'plugin_fn' (long (*)(long,long), calls-through-pointers.c:[[@LINE+6]]), a type of which the program takes no function's address: its target lies outside the program (a plugin, a library's caller) and is not judged
+// NM-DAG: rcl_cs_call_plugin_1
+static void call_plugin(void)
+{
+    pthread_mutex_lock(&plain);
+    if (plugin_fn)
+        plugin_result = plugin_fn(1, 2);
+    pthread_mutex_unlock(&plain);
+}
+// ERR: rcl: summary: 5 converted, 5 refused
+// BLIND: rcl: summary: 3 converted, 7 refused
 // JSON: "unknown_callees": [
 // JSON-NEXT: "*"
-// JSON: "waiting_for_facts": 1
+// JSON: "waiting_for_facts": 2
 
 int main(void)
 {
@@ -144,6 +159,7 @@ int main(void)
     pthread_mutex_init(&rec, &attr);
     nested_bump();
     plain_bump(0);
+    call_plugin();
     printf("depth %d\n", depth);
     relock_in_callee(&the_pool);
     printf("%d\n", apply_op(1, 2) + apply_op(0, 3));

@@ -6,6 +6,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <sys/syscall.h>
 
@@ -370,22 +371,99 @@ bool CalleeFacts::changed(const VarDecl *V) {
     return Vars.count(V) != 0;
 }
 
-bool CalleeFacts::plainMutex(const MutexRef &M) const {
-    const Expr *E = M.Through ? M.Through : M.Remote.empty() ? M.Operand : nullptr;
-    if (!E) return false;
-    E = E->IgnoreParenImpCasts();
+/// Whether the expansion of Loc passes through macro Name.
+static bool spelledBy(SourceLocation Loc, StringRef Name, const ASTContext &Ctx) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    for (; Loc.isMacroID(); Loc = SM.getImmediateMacroCallerLoc(Loc))
+        if (Lexer::getImmediateMacroName(Loc, SM, Ctx.getLangOpts()) == Name) return true;
+    return false;
+}
+
+std::string CalleeFacts::mutexKey(const Expr *Pointer) const {
+    if (!Pointer) return "";
+    const Expr *E = Pointer->IgnoreParenImpCasts();
     if (const auto *Addr = dyn_cast<UnaryOperator>(E); Addr && Addr->getOpcode() == UO_AddrOf)
         E = Addr->getSubExpr()->IgnoreParenImpCasts();
-    const auto *Ref = dyn_cast<DeclRefExpr>(E);
-    const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-    const VarDecl *Def = Var ? Var->getDefinition() : nullptr;
-    if (!Def || !Def->getInit()) return false;
+    else
+        return ""; // a pointer variable: which mutex it holds is not known here
+    std::string Element;
+    if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(E)) {
+        E = Sub->getBase()->IgnoreParenImpCasts();
+        Element = "\x1f[]";
+    }
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+        if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()); Var && Var->hasGlobalStorage())
+            return globalPath(Var, Unit).key() + Element;
+    if (const auto *Member = dyn_cast<MemberExpr>(E); Member && Element.empty())
+        if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
+            return "field:" +
+                   Ctx.getRecordType(Field->getParent()).getCanonicalType().getAsString() + "." +
+                   Field->getNameAsString();
+    return "";
+}
+
+bool CalleeFacts::plainMutex(const MutexRef &M) const {
+    if (!Project) return false;
+    if (!M.Remote.empty()) {
+        const WrapperPair *Pair = Api.pairOf(M.Remote);
+        return Project->plainMutex("w:" + (Pair ? Pair->Lock : M.Remote));
+    }
+    return Project->plainMutex(mutexKey(M.Through ? M.Through : M.Operand));
+}
+
+std::map<std::string, bool> CalleeFacts::mutexInits() {
+    std::map<std::string, bool> Out;
+    auto note = [&](const std::string &Key, bool Plain) {
+        if (Key.empty()) return;
+        auto [It, New] = Out.try_emplace(Key, Plain);
+        if (!New) It->second = It->second && Plain;
+    };
+    auto isMutex = [](QualType T) {
+        while (const ArrayType *A = T->getAsArrayTypeUnsafe())
+            T = A->getElementType();
+        return T.getUnqualifiedType().getAsString() == "pthread_mutex_t";
+    };
+    std::function<void(const Decl *)> Visit = [&](const Decl *D) {
+        const auto *Var = dyn_cast<VarDecl>(D);
+        if (!Var || !Var->hasGlobalStorage() || !isMutex(Var->getType()) || !Var->getInit()) return;
+        // A variable (or array) initialized with PTHREAD_MUTEX_INITIALIZER.
+        std::string Key = globalPath(Var, Unit).key();
+        if (Var->getType()->isArrayType()) Key += "\x1f[]";
+        note(Key, spelledBy(Var->getInit()->getBeginLoc(), "PTHREAD_MUTEX_INITIALIZER", Ctx));
+    };
+    for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+        Visit(D);
+        const auto *Fn = dyn_cast<FunctionDecl>(D);
+        if (!Fn || !Fn->doesThisDeclarationHaveABody()) continue;
+        walk(Fn->getBody(), [&](const Stmt *S) {
+            if (const auto *Decls = dyn_cast<DeclStmt>(S))
+                for (const Decl *Local : Decls->decls())
+                    Visit(Local);
+            const auto *Call = dyn_cast<CallExpr>(S);
+            const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+            if (!Callee || !Callee->getIdentifier() || Callee->getName() != "pthread_mutex_init" ||
+                Call->getNumArgs() != 2)
+                return;
+            note(mutexKey(Call->getArg(0)),
+                 Call->getArg(1)->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull));
+        });
+    }
+    // A declared pair defined here: what its getter returns is the mutex of its name.
     const SourceManager &SM = Ctx.getSourceManager();
-    for (SourceLocation Loc = Def->getInit()->getBeginLoc(); Loc.isMacroID();
-         Loc = SM.getImmediateMacroCallerLoc(Loc))
-        if (Lexer::getImmediateMacroName(Loc, SM, Ctx.getLangOpts()) == "PTHREAD_MUTEX_INITIALIZER")
-            return true;
-    return false;
+    for (const WrapperPair &W : Api.wrappers()) {
+        const FunctionDecl *LockDef = nullptr, *UnlockDef = nullptr;
+        for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
+            if (auto *Fn = dyn_cast<FunctionDecl>(D);
+                Fn && Fn->getIdentifier() && Fn->doesThisDeclarationHaveABody() &&
+                SM.isWrittenInMainFile(SM.getExpansionLoc(Fn->getBeginLoc()))) {
+                if (Fn->getName() == W.Lock) LockDef = Fn;
+                if (Fn->getName() == W.Unlock) UnlockDef = Fn;
+            }
+        const Expr *Mutex = LockDef && UnlockDef ? Api.pairMutex(LockDef, UnlockDef) : nullptr;
+        auto It = Out.find(mutexKey(Mutex));
+        if (It != Out.end()) note("w:" + W.Lock, It->second);
+    }
+    return Out;
 }
 
 MutexPath CalleeFacts::mutexPath(const MutexRef &M) const {
@@ -577,6 +655,7 @@ ProjectFacts::UnitFacts CalleeFacts::exported() {
         for (const std::string &Sig : Sigs)
             Out.Taken.push_back({Key, Sig});
     }
+    Out.Mutexes = mutexInits();
     return Out;
 }
 

@@ -97,9 +97,13 @@ class CalleeFacts {
     /// cannot take again without deadlocking the original: such a take is no reason to refuse.
     Verdict judge(const clang::CallExpr *Call, const MutexPath &Lock, const std::string &LockName,
                   std::vector<std::string> &Held, bool PlainLock);
-    /// Whether Mutex is a variable initialized with PTHREAD_MUTEX_INITIALIZER: a default
-    /// (not recursive) mutex.
+    /// Whether the facts say Mutex is plain (ProjectFacts::plainMutex).
     bool plainMutex(const MutexRef &Mutex) const;
+    /// What names a mutex across the program for its initializations: a variable's path
+    /// (`g:stats_lock`, `g:item_locks []` for an array's elements), a member of a structure
+    /// (`field:struct mosquitto.callback_mutex`), a declared wrapper pair (`w:item_lock`).
+    /// Empty for anything else. Pointer: the mutex's address (`&x`, `&p->m`).
+    std::string mutexKey(const clang::Expr *Pointer) const;
 
     /// A function type in the facts' form (compatibleSignatures); empty for anything else.
     static std::string signature(clang::QualType T);
@@ -110,6 +114,8 @@ class CalleeFacts {
     struct Judgement;
     /// Whether V's function assigns it after its declaration or takes its address.
     bool changed(const clang::VarDecl *V);
+    /// The mutexes this unit initializes, and whether as plain ones (UnitFacts::Mutexes).
+    std::map<std::string, bool> mutexInits();
     /// The address-taken functions of the unit, with the signatures they may be called as
     /// (their own, and the function pointer types they are cast to).
     const std::map<const clang::FunctionDecl *, std::set<std::string>> &taken();

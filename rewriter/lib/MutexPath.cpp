@@ -156,14 +156,7 @@ static MutexPath pathOf(const Expr *E, const ASTContext &Ctx, const std::string 
         }
         if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl())) {
             std::string Name = Var->getNameAsString();
-            if (Var->isStaticLocal()) {
-                const auto *Fn = dyn_cast<FunctionDecl>(Var->getDeclContext());
-                return MutexPath{
-                    {"s:" + Unit + ":" + (Fn ? Fn->getNameAsString() : "") + ":" + Name}};
-            }
-            if (Var->hasGlobalStorage())
-                return MutexPath{
-                    {Var->isExternallyVisible() ? "g:" + Name : "s:" + Unit + ":" + Name}};
+            if (Var->hasGlobalStorage()) return globalPath(Var, Unit);
             if (Changed && Var->getInit() && Var->getType()->isPointerType() &&
                 !Var->getType().isVolatileQualified() && !(*Changed)(Var))
                 return pathOf(Var->getInit(), Ctx, Unit);
@@ -172,6 +165,15 @@ static MutexPath pathOf(const Expr *E, const ASTContext &Ctx, const std::string 
         }
     }
     return MutexPath::unknown(printed(Whole, Ctx));
+}
+
+MutexPath globalPath(const VarDecl *Var, const std::string &Unit) {
+    std::string Name = Var->getNameAsString();
+    if (Var->isStaticLocal()) {
+        const auto *Fn = dyn_cast<FunctionDecl>(Var->getDeclContext());
+        return MutexPath{{"s:" + Unit + ":" + (Fn ? Fn->getNameAsString() : "") + ":" + Name}};
+    }
+    return MutexPath{{Var->isExternallyVisible() ? "g:" + Name : "s:" + Unit + ":" + Name}};
 }
 
 std::vector<MutexPath> argumentPaths(const CallExpr *Call, const ASTContext &Ctx,

@@ -56,6 +56,9 @@ using ChangedVariables = std::function<bool(const clang::VarDecl *)>;
 MutexPath pathOf(const clang::Expr *E, const clang::ASTContext &Ctx, const std::string &Unit,
                  const ChangedVariables *Changed = nullptr);
 
+/// The path of a variable of global storage (`g:name`, `s:unit:name`, `s:unit:function:name`).
+MutexPath globalPath(const clang::VarDecl *Var, const std::string &Unit);
+
 /// The paths of a call's arguments (empty for those that are not pointers).
 std::vector<MutexPath> argumentPaths(const clang::CallExpr *Call, const clang::ASTContext &Ctx,
                                      const std::string &Unit,

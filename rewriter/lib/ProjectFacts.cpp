@@ -146,8 +146,9 @@ void ProjectFacts::merge(const std::string &Key, const Entry &E, bool Replace) {
 }
 
 // File format: one JSON object a line: a function, {"fn": key, "name": ..., "unit": ...,
-// "hazard": ..., "calls": [keys], "effects": [...], "library": true?}, or an address-taken
-// function, {"taken": key, "sig": signature}.
+// "hazard": ..., "calls": [keys], "effects": [...], "library": true?}, an address-taken
+// function, {"taken": key, "sig": signature}, or a mutex the unit initializes, {"mutex": key,
+// "plain": bool}.
 
 void ProjectFacts::load(const std::string &Dir) {
     Complete = llvm::sys::fs::exists(Dir + "/complete");
@@ -168,6 +169,12 @@ void ProjectFacts::load(const std::string &Dir) {
             }
             const json::Object *O = V->getAsObject();
             if (!O) continue;
+            if (std::optional<llvm::StringRef> Key = O->getString("mutex")) {
+                bool Plain = O->getBoolean("plain").value_or(false);
+                auto [It, New] = Mutexes.try_emplace(Key->str(), Plain);
+                if (!New) It->second = It->second && Plain;
+                continue;
+            }
             if (std::optional<llvm::StringRef> Key = O->getString("taken")) {
                 if (std::optional<llvm::StringRef> Sig = O->getString("sig"))
                     Taken[Sig->str()].insert(Key->str());
@@ -199,6 +206,15 @@ void ProjectFacts::add(const UnitFacts &Unit) {
         merge(Key, E, /*Replace=*/true);
     for (const auto &[Key, Sig] : Unit.Taken)
         Taken[Sig].insert(Key);
+    for (const auto &[Key, Plain] : Unit.Mutexes) {
+        auto [It, New] = Mutexes.try_emplace(Key, Plain);
+        if (!New) It->second = It->second && Plain;
+    }
+}
+
+bool ProjectFacts::plainMutex(const std::string &Key) const {
+    auto It = Key.empty() ? Mutexes.end() : Mutexes.find(Key);
+    return It != Mutexes.end() && It->second;
 }
 
 bool ProjectFacts::save(const std::string &Dir, const std::string &Unit, const UnitFacts &Facts,
@@ -234,6 +250,8 @@ bool ProjectFacts::save(const std::string &Dir, const std::string &Unit, const U
         }
         for (const auto &[Key, Sig] : Facts.Taken)
             OS << json::Value(json::Object{{"taken", Key}, {"sig", Sig}}) << "\n";
+        for (const auto &[Key, Plain] : Facts.Mutexes)
+            OS << json::Value(json::Object{{"mutex", Key}, {"plain", Plain}}) << "\n";
     }
     if (std::error_code EC = llvm::sys::fs::rename(Tmp, Path)) {
         Error = "cannot write " + Path + ": " + EC.message();

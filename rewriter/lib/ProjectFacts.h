@@ -73,6 +73,9 @@ class ProjectFacts {
     struct UnitFacts {
         std::map<std::string, Entry> Functions;
         std::vector<std::pair<std::string, std::string>> Taken;
+        /// The mutexes it initializes (CalleeFacts::mutexKey), and whether as plain mutexes
+        /// (PTHREAD_MUTEX_INITIALIZER, pthread_mutex_init with no attributes).
+        std::map<std::string, bool> Mutexes;
     };
 
     /// The key of a unit (its main file's real path, as a file name).
@@ -94,6 +97,9 @@ class ProjectFacts {
     bool complete() const { return Complete; }
 
     const Entry *find(const std::string &Key) const;
+    /// Whether every initialization of the mutex Key that the facts know makes a plain mutex
+    /// (not recursive, not error-checking), and there is one.
+    bool plainMutex(const std::string &Key) const;
     /// The keys of the address-taken functions whose type a call through a pointer of
     /// signature Sig may reach.
     std::vector<std::string> targets(const std::string &Sig) const;
@@ -122,6 +128,7 @@ class ProjectFacts {
 
     std::map<std::string, Entry> Functions;
     std::map<std::string, std::set<std::string>> Taken; ///< signature -> keys
+    std::map<std::string, bool> Mutexes;                ///< UnitFacts::Mutexes, of every unit
     bool Complete = false;
 };
 

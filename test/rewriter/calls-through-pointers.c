@@ -130,6 +130,29 @@ static void plain_bump(int again)
     depth++;
     pthread_mutex_unlock(&plain);
 }
+// The same for a member initialized as a plain mutex wherever it is (pthread_mutex_init with no
+// attributes): counter_add_maybe converts.
+struct counter {
+    pthread_mutex_t m;
+    int n;
+};
+static struct counter the_counter;
+static void counter_add(struct counter *c)
+{
+    pthread_mutex_lock(&c->m);
+    c->n++;
+    pthread_mutex_unlock(&c->m);
+}
+// NM-DAG: rcl_cs_counter_add_maybe_1
+static void counter_add_maybe(struct counter *c, int again)
+{
+    pthread_mutex_lock(&c->m);
+    if (again)
+        counter_add(c);
+    c->n++;
+    pthread_mutex_unlock(&c->m);
+}
+
 // A pointer of a type whose address no function of the program has taken (a plugin's
 // function, found with dlsym) reaches a function outside the program: as a library function, it
 // is not judged, and the conversion says so.
@@ -144,8 +167,8 @@ static void call_plugin(void)
         plugin_result = plugin_fn(1, 2);
     pthread_mutex_unlock(&plain);
 }
-// ERR: rcl: summary: 5 converted, 5 refused
-// BLIND: rcl: summary: 3 converted, 7 refused
+// ERR: rcl: summary: 7 converted, 5 refused
+// BLIND: rcl: summary: 5 converted, 7 refused
 // JSON: "unknown_callees": [
 // JSON-NEXT: "*"
 // JSON: "waiting_for_facts": 2
@@ -159,6 +182,9 @@ int main(void)
     pthread_mutex_init(&rec, &attr);
     nested_bump();
     plain_bump(0);
+    pthread_mutex_init(&the_counter.m, NULL);
+    counter_add_maybe(&the_counter, 0);
+    printf("counter %d\n", the_counter.n);
     call_plugin();
     printf("depth %d\n", depth);
     relock_in_callee(&the_pool);

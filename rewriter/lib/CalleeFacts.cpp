@@ -603,6 +603,7 @@ const std::vector<Effect> &CalleeFacts::effects(const FunctionDecl *Def) {
 
 ProjectFacts::UnitFacts CalleeFacts::exported() {
     ProjectFacts::UnitFacts Out;
+    Out.Unit = Unit;
     const SourceManager &SM = Ctx.getSourceManager();
     const std::map<const FunctionDecl *, std::set<std::string>> &Taken = taken();
     // What a function's facts say in terms other units can translate: its locals mean
@@ -778,7 +779,8 @@ struct CalleeFacts::Judgement {
 
     void indirect(const Effect &X, const std::string &Prefix, unsigned Depth) {
         const ProjectFacts *P = F.Project;
-        std::vector<std::string> Targets = P ? P->targets(X.Name) : std::vector<std::string>();
+        std::vector<std::string> Targets =
+            P ? P->targets(X.Name, F.Unit) : std::vector<std::string>();
         std::string Pointer = "through pointer '" + X.Pointer + "'";
         if (!P || !P->complete())
             waitFor("*", Prefix + "calls " + Pointer +

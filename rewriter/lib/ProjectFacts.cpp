@@ -147,11 +147,23 @@ void ProjectFacts::merge(const std::string &Key, const Entry &E, bool Replace) {
 
 // File format: one JSON object a line: a function, {"fn": key, "name": ..., "unit": ...,
 // "hazard": ..., "calls": [keys], "effects": [...], "library": true?}, an address-taken
-// function, {"taken": key, "sig": signature}, or a mutex the unit initializes, {"mutex": key,
-// "plain": bool}.
+// function, {"taken": key, "sig": signature, "unit": the unit that takes its address}, or a
+// mutex the unit initializes, {"mutex": key, "plain": bool}.
 
 void ProjectFacts::load(const std::string &Dir) {
     Complete = llvm::sys::fs::exists(Dir + "/complete");
+    if (llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buf =
+            llvm::MemoryBuffer::getFile(Dir + "/programs.json")) {
+        llvm::Expected<json::Value> V = json::parse((*Buf)->getBuffer());
+        if (!V) llvm::consumeError(V.takeError());
+        const json::Object *O = V ? V->getAsObject() : nullptr;
+        if (const json::Object *Units = O ? O->getObject("units") : nullptr)
+            for (const auto &[Unit, Group] : *Units)
+                if (const json::Array *A = Group.getAsArray())
+                    for (const json::Value &G : *A)
+                        if (std::optional<llvm::StringRef> S = G.getAsString())
+                            Programs[Unit.str()].insert(S->str());
+    }
     std::error_code EC;
     for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC)) {
         if (llvm::sys::path::extension(It->path()) != ".facts") continue;
@@ -177,7 +189,7 @@ void ProjectFacts::load(const std::string &Dir) {
             }
             if (std::optional<llvm::StringRef> Key = O->getString("taken")) {
                 if (std::optional<llvm::StringRef> Sig = O->getString("sig"))
-                    Taken[Sig->str()].insert(Key->str());
+                    Taken[Sig->str()].insert({Key->str(), O->getString("unit").value_or("").str()});
                 continue;
             }
             std::optional<llvm::StringRef> Key = O->getString("fn");
@@ -205,7 +217,7 @@ void ProjectFacts::add(const UnitFacts &Unit) {
     for (const auto &[Key, E] : Unit.Functions)
         merge(Key, E, /*Replace=*/true);
     for (const auto &[Key, Sig] : Unit.Taken)
-        Taken[Sig].insert(Key);
+        Taken[Sig].insert({Key, Unit.Unit});
     for (const auto &[Key, Plain] : Unit.Mutexes) {
         auto [It, New] = Mutexes.try_emplace(Key, Plain);
         if (!New) It->second = It->second && Plain;
@@ -249,7 +261,8 @@ bool ProjectFacts::save(const std::string &Dir, const std::string &Unit, const U
             OS << json::Value(std::move(O)) << "\n";
         }
         for (const auto &[Key, Sig] : Facts.Taken)
-            OS << json::Value(json::Object{{"taken", Key}, {"sig", Sig}}) << "\n";
+            OS << json::Value(json::Object{{"taken", Key}, {"sig", Sig}, {"unit", Facts.Unit}})
+               << "\n";
         for (const auto &[Key, Plain] : Facts.Mutexes)
             OS << json::Value(json::Object{{"mutex", Key}, {"plain", Plain}}) << "\n";
     }
@@ -265,10 +278,15 @@ const ProjectFacts::Entry *ProjectFacts::find(const std::string &Key) const {
     return It == Functions.end() ? nullptr : &It->second;
 }
 
-std::vector<std::string> ProjectFacts::targets(const std::string &Sig) const {
+std::vector<std::string> ProjectFacts::targets(const std::string &Sig,
+                                               const std::string &From) const {
+    auto Program = Programs.find(From);
     std::set<std::string> Out;
     for (const auto &[S, Keys] : Taken)
-        if (compatibleSignatures(S, Sig)) Out.insert(Keys.begin(), Keys.end());
+        if (compatibleSignatures(S, Sig))
+            for (const auto &[Key, Unit] : Keys)
+                if (Program == Programs.end() || Unit.empty() || Program->second.count(Unit))
+                    Out.insert(Key);
     return {Out.begin(), Out.end()};
 }
 

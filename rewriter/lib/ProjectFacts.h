@@ -57,7 +57,8 @@ bool compatibleSignatures(const std::string &A, const std::string &B);
 /// rcl-rewrite --dry-run --facts-dir over all sources first makes them complete, and a
 /// directory whose file `complete` exists (`rcl build` writes it once every file of the build
 /// has its facts, or --facts-complete) says that the address-taken functions it lists are all
-/// the program's: only then is a call through a pointer judged by its targets.
+/// the program's: only then is a call through a pointer judged by its targets. Its file
+/// `programs.json` says which units may run in one program (of a build that links several).
 class ProjectFacts {
   public:
     struct Entry {
@@ -71,6 +72,7 @@ class ProjectFacts {
     /// What one unit's facts file holds: its functions by key, and the address-taken functions
     /// it saw (key, signature), its own and others'.
     struct UnitFacts {
+        std::string Unit; ///< its key (unitKey)
         std::map<std::string, Entry> Functions;
         std::vector<std::pair<std::string, std::string>> Taken;
         /// The mutexes it initializes (CalleeFacts::mutexKey), and whether as plain mutexes
@@ -101,8 +103,10 @@ class ProjectFacts {
     /// (not recursive, not error-checking), and there is one.
     bool plainMutex(const std::string &Key) const;
     /// The keys of the address-taken functions whose type a call through a pointer of
-    /// signature Sig may reach.
-    std::vector<std::string> targets(const std::string &Sig) const;
+    /// signature Sig may reach, in a program that holds the unit From: where the directory
+    /// says which units the build links together (programs.json, written by `rcl build`), those
+    /// whose address is taken in a unit that may share a program with From.
+    std::vector<std::string> targets(const std::string &Sig, const std::string &From) const;
 
     /// For a function defined in another unit: the first hazard it reaches through the facts,
     /// as "through 'g' <reason>" (or "<reason>" when it is its own); nothing when none is known.
@@ -127,8 +131,11 @@ class ProjectFacts {
     void merge(const std::string &Key, const Entry &E, bool Replace);
 
     std::map<std::string, Entry> Functions;
-    std::map<std::string, std::set<std::string>> Taken; ///< signature -> keys
-    std::map<std::string, bool> Mutexes;                ///< UnitFacts::Mutexes, of every unit
+    /// signature -> (key, the unit that takes its address)
+    std::map<std::string, std::set<std::pair<std::string, std::string>>> Taken;
+    /// unit -> the units that may share a program with it (programs.json)
+    std::map<std::string, std::set<std::string>> Programs;
+    std::map<std::string, bool> Mutexes; ///< UnitFacts::Mutexes, of every unit
     bool Complete = false;
 };
 

@@ -426,10 +426,24 @@ std::map<std::string, bool> CalleeFacts::mutexInits() {
     std::function<void(const Decl *)> Visit = [&](const Decl *D) {
         const auto *Var = dyn_cast<VarDecl>(D);
         if (!Var || !Var->hasGlobalStorage() || !isMutex(Var->getType()) || !Var->getInit()) return;
-        // A variable (or array) initialized with PTHREAD_MUTEX_INITIALIZER.
+        // A variable (or array) initialized with PTHREAD_MUTEX_INITIALIZER (or zeros, what it
+        // stands for: the elements an array's initializer leaves out).
+        std::function<bool(const Expr *)> Plain = [&](const Expr *Init) {
+            if (!Init || isa<ImplicitValueInitExpr>(Init)) return true;
+            if (const auto *List = dyn_cast<InitListExpr>(Init);
+                List && List->getType()->isArrayType()) {
+                const InitListExpr *Semantic =
+                    List->isSemanticForm() ? List : List->getSemanticForm();
+                if (!Semantic) return false;
+                for (const Expr *E : Semantic->inits())
+                    if (!Plain(E)) return false;
+                return !Semantic->hasArrayFiller() || Plain(Semantic->getArrayFiller());
+            }
+            return spelledBy(Init->getBeginLoc(), "PTHREAD_MUTEX_INITIALIZER", Ctx);
+        };
         std::string Key = globalPath(Var, Unit).key();
         if (Var->getType()->isArrayType()) Key += "\x1f[]";
-        note(Key, spelledBy(Var->getInit()->getBeginLoc(), "PTHREAD_MUTEX_INITIALIZER", Ctx));
+        note(Key, Plain(Var->getInit()));
     };
     for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
         Visit(D);
@@ -710,7 +724,9 @@ struct CalleeFacts::Judgement {
                 // works goes there (memcached's accept_new_conns reaches itself again through
                 // maxconns_handler, on a path its argument rules out). A recursive one would
                 // work there, and not on the server (a nested section of the same lock).
-                if (IsLock && !PlainLock)
+                // An element of an array of mutexes ("[]": which one is not known) may be
+                // another than the section's: only a take of the same mutex refuses.
+                if (IsLock && !PlainLock && !llvm::is_contained(X.Mutex.Steps, "[]"))
                     refuse(Prefix + Through + "takes the section's lock '" + LockName + "' again" +
                            At);
                 Held.push_back(X.Mutex.key());

@@ -574,15 +574,14 @@ std::vector<Effect> CalleeFacts::callEffects(const CallExpr *Call, const std::st
     return Out;
 }
 
-/// Pairs a release with a take that Held (the keys of the mutexes taken so far, oldest first)
-/// holds: the same mutex, or for a mutex whose path is unknown (`item_trylock_unlock(lock)` of
-/// the pointer that `item_trylock` returned), the latest take. Whether it did.
-static bool pairRelease(std::vector<std::string> &Held, const MutexPath &Mutex) {
-    auto It = std::find(Held.begin(), Held.end(), Mutex.key());
-    if (It == Held.end() && !Mutex.known() && !Held.empty()) It = Held.end() - 1;
-    if (It == Held.end()) return false;
-    Held.erase(It);
-    return true;
+/// Whether a release pairs with a take that Held (the keys of the mutexes taken so far, in
+/// the order of the text) holds: the same mutex, or for a mutex whose path is unknown
+/// (`item_trylock_unlock(lock)` of the pointer that `item_trylock` returned) any. A take pairs
+/// with every release after it: the unlocks of a function's several exits (`lock(&m); if (e) {
+/// unlock(&m); return; } ...; unlock(&m);`) release what it took once.
+static bool pairRelease(const std::vector<std::string> &Held, const MutexPath &Mutex) {
+    if (!Mutex.known()) return !Held.empty();
+    return llvm::is_contained(Held, Mutex.key());
 }
 
 const std::vector<Effect> &CalleeFacts::effects(const FunctionDecl *Def) {
@@ -686,7 +685,7 @@ struct CalleeFacts::Judgement {
     const std::string &LockName;
     bool PlainLock;
     Verdict V;
-    std::vector<std::string> &Held; ///< mutexes taken so far on this way (keys)
+    std::vector<std::string> &Held; ///< mutexes taken so far on this way (keys, in order)
     std::set<std::string> Seen;     ///< functions already followed, with their arguments
     std::set<std::string> Unknown;  ///< functions without facts ("*": a pointer's targets)
     std::string FirstUnknown;       ///< the reason the first of them gives

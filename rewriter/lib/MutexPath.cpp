@@ -133,13 +133,21 @@ static MutexPath pathOf(const Expr *E, const ASTContext &Ctx, const std::string 
         if (Op->getOpcode() == UO_AddrOf) return with(pathOf(Op->getSubExpr(), Ctx, Unit), {"&"});
         if (Op->getOpcode() == UO_Deref) return with(pathOf(Op->getSubExpr(), Ctx, Unit), {"*"});
     }
+    // `a[i]` and `a + i`: an element of the array a (or of the one pointer a points into).
+    auto undecayed = [](const Expr *Base) {
+        Base = Base->IgnoreParens();
+        if (const auto *Cast = dyn_cast<ImplicitCastExpr>(Base);
+            Cast && Cast->getCastKind() == CK_ArrayToPointerDecay)
+            return Cast->getSubExpr();
+        return Base;
+    };
     if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(E))
-        return with(pathOf(Sub->getBase(), Ctx, Unit), {"[]"});
+        return with(pathOf(undecayed(Sub->getBase()), Ctx, Unit), {"[]"});
     if (const auto *Bin = dyn_cast<BinaryOperator>(E);
         Bin && Bin->isAdditiveOp() && Bin->getType()->isPointerType()) {
         const Expr *Pointer =
             Bin->getLHS()->getType()->isPointerType() ? Bin->getLHS() : Bin->getRHS();
-        return with(pathOf(Pointer, Ctx, Unit), {"[]", "&"});
+        return with(pathOf(undecayed(Pointer), Ctx, Unit), {"[]", "&"});
     }
     if (const auto *Member = dyn_cast<MemberExpr>(E)) {
         MutexPath Base = pathOf(Member->getBase(), Ctx, Unit);

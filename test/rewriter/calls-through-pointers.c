@@ -153,6 +153,34 @@ static void counter_add_maybe(struct counter *c, int again)
     pthread_mutex_unlock(&c->m);
 }
 
+// A callee that releases what it took on each of its exits (bump_stripe) releases nothing of
+// its caller's: bump_other_stripe converts (found by csmith-diff: the second unlock was taken
+// for a release of some element of the array, which may be the section's).
+static pthread_mutex_t stripes[2] = {[0 ... 1] = PTHREAD_MUTEX_INITIALIZER};
+static int striped[2];
+static int bump_stripe(int i, int limit)
+{
+    pthread_mutex_lock(&stripes[i]);
+    if (striped[i] >= limit) {
+        pthread_mutex_unlock(&stripes[i]);
+        return 0;
+    }
+    if (striped[i] < 0) {
+        pthread_mutex_unlock(&stripes[i]);
+        return -1;
+    }
+    striped[i]++;
+    pthread_mutex_unlock(&stripes[i]);
+    return 1;
+}
+// NM-DAG: rcl_cs_bump_other_stripe_1
+static void bump_other_stripe(void)
+{
+    pthread_mutex_lock(&stripes[1]);
+    striped[1] += bump_stripe(0, 10);
+    pthread_mutex_unlock(&stripes[1]);
+}
+
 // A pointer of a type whose address no function of the program has taken (a plugin's
 // function, found with dlsym) reaches a function outside the program: as a library function, it
 // is not judged, and the conversion says so.
@@ -167,8 +195,8 @@ static void call_plugin(void)
         plugin_result = plugin_fn(1, 2);
     pthread_mutex_unlock(&plain);
 }
-// ERR: rcl: summary: 7 converted, 5 refused
-// BLIND: rcl: summary: 5 converted, 7 refused
+// ERR: rcl: summary: 9 converted, 5 refused
+// BLIND: rcl: summary: 7 converted, 7 refused
 // JSON: "unknown_callees": [
 // JSON-NEXT: "*"
 // JSON: "waiting_for_facts": 2
@@ -185,6 +213,8 @@ int main(void)
     pthread_mutex_init(&the_counter.m, NULL);
     counter_add_maybe(&the_counter, 0);
     printf("counter %d\n", the_counter.n);
+    bump_other_stripe();
+    printf("stripes %d %d\n", striped[0], striped[1]);
     call_plugin();
     printf("depth %d\n", depth);
     relock_in_callee(&the_pool);

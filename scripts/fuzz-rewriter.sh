@@ -10,7 +10,7 @@
 # writes (test/rewriter/Inputs/legacy-gen.py: wrappers, macros, checked and cast lock calls,
 # register, K&R, literal returns after an unlock, ...; the converted program runs in
 # RCL_MODE=delegate, adaptive and local; RCL_FUZZ_AVOID=known leaves out the shapes of known
-# faults, see its --avoid). Both share the harness test/rewriter/Inputs/difftest.py.
+# faults, see its --avoid; RCL_FUZZ_ROUND=1|2|both picks the rounds of shapes, see its --round). Both share the harness test/rewriter/Inputs/difftest.py.
 # Each program is checked under `nice -n 19`, RCL_FUZZ_JOBS at a time (default 2), skipping
 # originals that run longer than RCL_FUZZ_TIMEOUT seconds (default 3); RCL_FUZZ_REDUCE=0 skips
 # the reduction of mismatches (a campaign full of known faults runs faster). Results go to
@@ -39,6 +39,7 @@ legacy)
     DIR=${RCL_FUZZ_DIR:-$BUILD/fuzz-rewriter-legacy}
     SCRIPT=test/rewriter/Inputs/legacy-gen.py
     [ -z "${RCL_FUZZ_AVOID:-}" ] || EXTRA+=(--avoid "$RCL_FUZZ_AVOID")
+    [ -z "${RCL_FUZZ_ROUND:-}" ] || EXTRA+=(--round "$RCL_FUZZ_ROUND")
     ;;
 *)
     echo "fuzz-rewriter: --generator is csmith or legacy, not '$GENERATOR'" >&2

@@ -106,8 +106,16 @@ def run_line_commands(test_dir):
                 text = open(path, errors="replace").read()
             except OSError:
                 continue
+            # A RUN line that ends in a backslash goes on in the next one, as lit reads them.
+            runs = []
             for m in re.finditer(r"RUN:(.*)", text):
-                line = re.sub(r"'[^']*'|\"[^\"]*\"", "''", m.group(1))  # quoted text is data
+                if runs and runs[-1].endswith("\\"):
+                    runs[-1] = runs[-1][:-1] + " " + m.group(1)
+                else:
+                    runs.append(m.group(1).rstrip())
+                runs[-1] = runs[-1].rstrip()
+            for run in runs:
+                line = re.sub(r"'[^']*'|\"[^\"]*\"", "''", run)  # quoted text is data
                 for seg in re.split(r"\|\||&&|\||;|\$\(|`", line):
                     toks = seg.split()
                     while toks and (toks[0] in PREFIX_WORDS or re.match(r"^\w+=", toks[0])):

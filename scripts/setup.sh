@@ -12,6 +12,9 @@ PACKAGES+=(libmemcached-tools dpkg-dev)   # bench/apps/memcached.sh: memaslap; a
                                           # dpkg-shlibdeps (the package: cpack -G DEB)
 PACKAGES+=(make util-linux)   # test/e2e/xz-utils.sh (configure; make check), libuv.sh (setpriv)
 PACKAGES+=(groff-base man-db)   # test/man (groff, man), scripts/package-test.sh (man)
+PACKAGES+=(gcc ccache gdb)   # rcl-cc's compatibility suite (test/rewriter/compat-*.test: GCC as
+                             # the real compiler, gcov, ccache), rcl-cc-debugger.test (gdb)
+PACKAGES+=(meson)   # test/cli/build-meson.test (rcl build on a Meson project)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

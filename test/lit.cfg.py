@@ -68,6 +68,12 @@ if config.build_tools:
     config.available_features.add("tools")
 if shutil.which("csmith") and os.path.exists("/usr/include/csmith/csmith.h"):
     config.available_features.add("csmith")
+# Programs some tests compare rcl-cc with or run it under (the compatibility suite: GCC as the
+# real compiler, ccache before or behind rcl-cc; gdb on a converted program; rcl build on a
+# Meson project).
+for program in ("gcc", "ccache", "gdb", "meson"):
+    if shutil.which(program):
+        config.available_features.add(program)
 if shutil.which("dpkg-query"):  # a Debian system: setup/ checks setup.sh's packages
     config.available_features.add("dpkg")
 if (os.cpu_count() or 1) >= 2:

@@ -40,6 +40,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <threads.h>
 #include <unistd.h>
 
 #include "rcl/prof_hooks.h"
@@ -395,9 +396,9 @@ int pthread_mutex_lock(pthread_mutex_t *m) {
     return lock_general(m, pc);
 }
 
-int pthread_mutex_trylock(pthread_mutex_t *m) {
+/* pthread_mutex_trylock (and C11's mtx_trylock) called from pc. */
+static int trylock_at(pthread_mutex_t *m, uint64_t pc) {
     if (PROF_UNLIKELY(!ready())) return prof_real.mutex_trylock(m);
-    uint64_t pc = (uint64_t)__builtin_return_address(0);
     int rc = prof_real.mutex_trylock(m);
     if (is_acquired(rc))
         acquired_now(m, pc, SITE_TRYLOCK, 0, 0);
@@ -411,9 +412,13 @@ int pthread_mutex_trylock(pthread_mutex_t *m) {
     return rc;
 }
 
-int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime) {
+int pthread_mutex_trylock(pthread_mutex_t *m) {
+    return trylock_at(m, (uint64_t)__builtin_return_address(0));
+}
+
+/* pthread_mutex_timedlock (and C11's mtx_timedlock) called from pc. */
+static int timedlock_at(pthread_mutex_t *m, const struct timespec *abstime, uint64_t pc) {
     if (PROF_UNLIKELY(!ready())) return prof_real.mutex_timedlock(m, abstime);
-    uint64_t pc = (uint64_t)__builtin_return_address(0);
     int rc = prof_real.mutex_trylock(m); /* timedlock is rare: the simple way */
     if (rc != EBUSY) {
         if (is_acquired(rc)) acquired_now(m, pc, SITE_TIMEDLOCK, 0, 0);
@@ -426,6 +431,10 @@ int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime) 
     else if (rc == ETIMEDOUT)
         atomic_fetch_add_explicit(&prof_record(m, pc)->timeouts, 1, memory_order_relaxed);
     return rc;
+}
+
+int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime) {
+    return timedlock_at(m, abstime, (uint64_t)__builtin_return_address(0));
 }
 
 /* pthread_mutex_unlock of anything but the innermost lock held, acquired plain. */
@@ -600,4 +609,47 @@ rcl_prof_cs_end(pthread_mutex_t *lock, const void *call_site, uint64_t server_cs
  * locking of the locks it serves is not counted twice. */
 __attribute__((visibility("default"))) void rcl_prof_server_thread(void) {
     if (ready()) prof_thread_is_server();
+}
+
+/* ---- C11 <threads.h> ----
+ * glibc implements mtx_t and cnd_t on the pthread objects (nptl/mtx_lock.c: __pthread_mutex_lock
+ * on the same bytes), but calls them internally, past this library: the C11 calls are
+ * interposed too, counted as the pthread calls they are, at the program's call site, with
+ * C11's results (thrd_success, thrd_busy, thrd_timedout, thrd_error). */
+
+static int c11_result(int rc) {
+    return rc == 0           ? thrd_success
+           : rc == EBUSY     ? thrd_busy
+           : rc == ETIMEDOUT ? thrd_timedout
+                             : thrd_error;
+}
+
+int mtx_lock(mtx_t *m) {
+    struct thread_state *t = &prof_thread;
+    if (t->skip) { /* sampled counts: passed on, as pthread_mutex_lock does */
+        t->skip--;
+        return c11_result(prof_real.mutex_lock((pthread_mutex_t *)m));
+    }
+    return c11_result(lock_general((pthread_mutex_t *)m, (uint64_t)__builtin_return_address(0)));
+}
+
+int mtx_trylock(mtx_t *m) {
+    return c11_result(trylock_at((pthread_mutex_t *)m, (uint64_t)__builtin_return_address(0)));
+}
+
+int mtx_timedlock(mtx_t *restrict m, const struct timespec *restrict when) {
+    return c11_result(
+        timedlock_at((pthread_mutex_t *)m, when, (uint64_t)__builtin_return_address(0)));
+}
+
+int mtx_unlock(mtx_t *m) {
+    return c11_result(pthread_mutex_unlock((pthread_mutex_t *)m));
+}
+
+int cnd_wait(cnd_t *c, mtx_t *m) {
+    return c11_result(pthread_cond_wait((pthread_cond_t *)c, (pthread_mutex_t *)m));
+}
+
+int cnd_timedwait(cnd_t *restrict c, mtx_t *restrict m, const struct timespec *restrict when) {
+    return c11_result(pthread_cond_timedwait((pthread_cond_t *)c, (pthread_mutex_t *)m, when));
 }

@@ -13,7 +13,8 @@ from . import paths
 WITH_ARG = {"-o", "-I", "-D", "-U", "-include", "-imacros", "-isystem", "-idirafter",
             "-iquote", "-iprefix", "-isysroot", "-MF", "-MT", "-MQ", "-x", "-L", "-l",
             "-Xlinker", "-Xpreprocessor", "-Xassembler", "-Xclang", "-arch", "-target",
-            "--param", "-T", "-u", "-z", "-aux-info", "--sysroot"}
+            "--param", "-T", "-u", "-z", "-aux-info", "--sysroot", "-dumpdir", "-dumpbase",
+            "-dumpbase-ext", "-MJ"}
 # Options that make the command a question to the compiler or a step without a link.
 QUESTIONS = {"-E", "-M", "-MM", "-fsyntax-only", "--version", "-v", "-dumpversion",
              "-dumpmachine", "-print-search-dirs", "-print-resource-dir"}
@@ -38,10 +39,68 @@ def need(path, what, script):
     return path
 
 
-def parse(args):
-    """The indices of the C sources and of every input file (sources, objects, libraries)."""
-    sources, inputs, i = [], [], 0
-    language = None
+def response_file_words(text):
+    """The words of a response file as GCC (libiberty's buildargv) and clang (LLVM's GNU
+    tokenizer) read them: white space separates words, single and double quotes group, and a
+    backslash takes the next character as it is, inside quotes too."""
+    words, word, quote, escaped, started = [], [], None, False, False
+    for c in text:
+        if escaped:
+            word.append(c)
+            escaped = False
+        elif c == "\\":
+            escaped = started = True
+        elif quote:
+            if c == quote:
+                quote = None
+            else:
+                word.append(c)
+        elif c in "'\"":
+            quote, started = c, True
+        elif c.isspace():
+            if started:
+                words.append("".join(word))
+            word, started = [], False
+        else:
+            word.append(c)
+            started = True
+    if started:
+        words.append("".join(word))
+    return words
+
+
+def expand_response_files(args, limit=64):
+    """args with every `@file` replaced by the words of that file (response_file_words; a file
+    may name another @file). An @file that cannot be read stays as it is (the compilers take it
+    as an input file name then)."""
+    out = []
+    for a in args:
+        if a.startswith("@") and len(a) > 1 and limit > 0:
+            try:
+                with open(a[1:], errors="surrogateescape") as f:
+                    words = response_file_words(f.read())
+            except OSError:
+                out.append(a)
+                continue
+            out += expand_response_files(words, limit - 1)
+        else:
+            out.append(a)
+    return out
+
+
+# The languages of input files by extension (the compilers' own table, for what rcl-cc tells
+# apart: C sources, headers, and everything else).
+HEADER_LANGUAGES = {"c-header", "c++-header", "objective-c-header", "objective-c++-header",
+                    "cpp-output-header"}
+EXTENSION_LANGUAGES = {".c": "c", ".h": "c-header", ".hh": "c++-header", ".hpp": "c++-header",
+                       ".hxx": "c++-header", ".H": "c++-header"}
+
+
+def languages(args):
+    """[(index, language)] of every input of the command: the language -x gave it (the last -x
+    before it), else its extension's (None for objects, libraries and other files the linker
+    takes). Standard input (`-`) is an input too."""
+    out, i, language = [], 0, None
     while i < len(args):
         a = args[i]
         if a in WITH_ARG:
@@ -51,12 +110,25 @@ def parse(args):
             continue
         if a.startswith("-x") and len(a) > 2:
             language = a[2:]
-        elif not a.startswith("-"):
-            inputs.append(i)
-            if a.endswith(".c") and language in (None, "c", "none"):
-                sources.append(i)
+        elif a == "-" or not a.startswith("-"):
+            given = language if language not in (None, "none") else None
+            out.append((i, given or EXTENSION_LANGUAGES.get(os.path.splitext(a)[1])))
         i += 1
-    return sources, inputs
+    return out
+
+
+def parse(args):
+    """The indices of the C sources (files, not standard input) and of every input file
+    (sources, objects, libraries)."""
+    found = languages(args)
+    sources = [i for i, language in found if language == "c" and args[i] != "-"]
+    return sources, [i for i, _ in found if args[i] != "-"]
+
+
+def only_headers(args):
+    """Whether every input of the command is a header: it makes precompiled headers, no link."""
+    found = languages(args)
+    return bool(found) and all(language in HEADER_LANGUAGES for _, language in found)
 
 
 def only_asks(args):
@@ -70,16 +142,46 @@ def links(args):
     return not only_asks(args) and not any(a in ("-c", "-S") for a in args)
 
 
-def link_flags(args, static_lib, shared_lib, hwloc_libs, script):
+class Librcl:
+    """Where an installation's librcl is and what a link of it needs: the configured paths of
+    librcl.a and librcl.so, the hwloc libraries of a dynamic link and of a -static one
+    (`pkg-config --static --libs hwloc`, with librcl-no-udev.a for -ludev where the system has
+    no libudev.a: runtime/static/no_udev.c)."""
+
+    def __init__(self, static, shared, hwloc_libs, hwloc_static_libs):
+        self.static, self.shared = static, shared
+        self.hwloc_libs, self.hwloc_static_libs = hwloc_libs, hwloc_static_libs
+
+    @classmethod
+    def configured(cls, script, static, shared, hwloc_libs, hwloc_static_libs, no_udev):
+        """The Librcl of a tool's configured values: paths relative to the tool's directory,
+        CMake lists (`;`-separated), `<no-udev>` standing for librcl-no-udev.a."""
+        def words(text):
+            return [a for a in text.split(";") if a]
+        static_libs = [paths.beside(script, no_udev) if a == "<no-udev>" else a
+                       for a in words(hwloc_static_libs)]
+        return cls(paths.beside(script, static), paths.beside(script, shared),
+                   words(hwloc_libs) or ["-lhwloc"], static_libs or ["-lhwloc"])
+
+
+def link_flags(args, lib, script):
     """librcl for a link: the shared one (with an rpath to it), so that an executable and every
     converted shared library it loads share one runtime, one set of servers; a -static link
-    cannot load shared libraries and takes librcl.a. Executables get -rdynamic (the runtime
-    finds locks by name)."""
+    cannot load shared libraries and takes librcl.a with hwloc's static dependencies.
+    Executables that load shared objects get -rdynamic (the runtime finds locks by name). The
+    flags act on the link alone: a command that also compiles (`cc a.c -o prog`) compiles as
+    it would without them, so the threads library is -lpthread, not -pthread (which defines
+    _REENTRANT, and a precompiled header made without it is refused). They come after the
+    command's own words, where a `-x LANGUAGE` of the command would still apply: `-x none`
+    first lets the compiler tell them by their names again."""
+    head = ["-x", "none"] if any(a == "-x" or (a.startswith("-x") and len(a) > 2)
+                                 for a in args) else []
     if "-static" in args:
-        return [need(static_lib, "librcl.a", script)] + hwloc_libs + ["-pthread", "-rdynamic"]
-    shared = need(shared_lib, "librcl.so", script)
-    flags = [shared, "-Wl,-rpath," + os.path.dirname(shared)] + hwloc_libs
-    return flags + ["-pthread"] + ([] if "-shared" in args else ["-rdynamic"])
+        return head + [need(lib.static, "librcl.a", script)] + lib.hwloc_static_libs + \
+            ["-lpthread"]
+    shared = need(lib.shared, "librcl.so", script)
+    flags = head + [shared, "-Wl,-rpath," + os.path.dirname(shared)] + lib.hwloc_libs
+    return flags + ["-lpthread"] + ([] if "-shared" in args else ["-rdynamic"])
 
 
 # The first bytes of the files whose symbols a link takes: ELF objects, archives, LLVM bitcode

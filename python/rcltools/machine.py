@@ -43,6 +43,13 @@ def describe():
             "hostname": platform.node()}
 
 
+def load1():
+    """The 1-minute load average as /proc/loadavg writes it ("11.99"): what else ran beside a
+    measurement, for its report."""
+    with open("/proc/loadavg") as f:
+        return f.read().split()[0]
+
+
 def line(m):
     """One line for a report: 'Intel Xeon ..., 2 CPUs (2 cores), 7.7 GiB, Linux 6.1, Debian'."""
     cores = "%d cores" % m["cores"] if m.get("cores") else "cores unknown"

@@ -29,22 +29,67 @@ class LinkFlagsTest(unittest.TestCase):
         self.shared = os.path.join(self.dir, "librcl.so")
 
     def flags(self, args):
-        return driver.link_flags(args, self.static, self.shared, ["-lhwloc"], "/x/bin/rcl-cc")
+        lib = driver.Librcl(self.static, self.shared, ["-lhwloc"], ["-lhwloc", "-lm", "x.a"])
+        return driver.link_flags(args, lib, "/x/bin/rcl-cc")
 
     def test_shared_by_default_static_for_static_links(self):
         for f in (self.static, self.shared):
             open(f, "w").close()
         self.assertEqual(self.flags(["a.o"]), [self.shared, "-Wl,-rpath," + self.dir, "-lhwloc",
-                                               "-pthread", "-rdynamic"])
-        self.assertEqual(self.flags(["-shared", "a.o"])[-1], "-pthread")
+                                               "-lpthread", "-rdynamic"])
+        self.assertEqual(self.flags(["-shared", "a.o"])[-1], "-lpthread")
         self.assertEqual(self.flags(["-static", "a.o"]),
-                         [self.static, "-lhwloc", "-pthread", "-rdynamic"])
+                         [self.static, "-lhwloc", "-lm", "x.a", "-lpthread"])
+
+    def test_libraries_after_a_language_are_linker_inputs(self):
+        for f in (self.static, self.shared):
+            open(f, "w").close()
+        self.assertEqual(self.flags(["-x", "c", "-", "-o", "p"])[:3], ["-x", "none", self.shared])
+        self.assertEqual(self.flags(["-xc", "-"])[:2], ["-x", "none"])
+        self.assertEqual(self.flags(["-Xlinker", "-q", "a.o"])[0], self.shared)
 
     def test_missing_library_names_the_tool_and_where_it_looked(self):
         with self.assertRaises(driver.UsageError) as e:
             self.flags(["a.o"])
         self.assertIn("librcl.so not found: " + self.shared, str(e.exception))
         self.assertIn("rcl-cc looks for it relative to itself, in /x/bin", str(e.exception))
+
+    def test_configured_paths_and_no_udev(self):
+        lib = driver.Librcl.configured("/x/bin/rcl-cc", "../lib/librcl.a", "../lib/librcl.so",
+                                       "-lhwloc", "-lhwloc;-lm;<no-udev>;-lpthread",
+                                       "../lib/librcl-no-udev.a")
+        self.assertEqual(lib.static, "/x/lib/librcl.a")
+        self.assertEqual(lib.hwloc_static_libs, ["-lhwloc", "-lm", "/x/lib/librcl-no-udev.a",
+                                                 "-lpthread"])
+
+
+class ResponseFileTest(unittest.TestCase):
+    def test_words_quotes_and_nested_files(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        inner, outer = os.path.join(d, "inner.rsp"), os.path.join(d, "outer.rsp")
+        with open(inner, "w") as f:
+            f.write("-DX='a b' \"\\q\"\n-c\n")
+        with open(outer, "w") as f:
+            f.write("a.c @%s -o 'o dir/a.o'" % inner)
+        self.assertEqual(driver.expand_response_files(["-O2", "@" + outer, "@missing.rsp"]),
+                         ["-O2", "a.c", "-DX=a b", "q", "-c", "-o", "o dir/a.o",
+                          "@missing.rsp"])
+        self.assertEqual(driver.response_file_words("'' a\\ b \"x'y\""), ["", "a b", "x'y"])
+
+
+class LanguagesTest(unittest.TestCase):
+    def test_sources_by_extension_and_by_x(self):
+        args = ["-x", "c", "a.inc", "-x", "none", "b.c", "c.h", "-", "d.o"]
+        sources, inputs = driver.parse(args)
+        self.assertEqual([args[i] for i in sources], ["a.inc", "b.c"])
+        self.assertEqual([args[i] for i in inputs], ["a.inc", "b.c", "c.h", "d.o"])
+
+    def test_only_headers(self):
+        self.assertTrue(driver.only_headers(["-x", "c-header", "h.h", "-o", "h.h.gch"]))
+        self.assertTrue(driver.only_headers(["h.h", "-o", "h.h.gch"]))
+        self.assertFalse(driver.only_headers(["h.h", "a.c"]))
+        self.assertFalse(driver.only_headers(["-o", "p"]))
 
 
 if __name__ == "__main__":

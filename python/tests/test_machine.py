@@ -22,6 +22,9 @@ class MachineTest(unittest.TestCase):
         m.update(cores=None, memory_gib=None, os=None)
         self.assertEqual(machine.line(m), "CPU X, 4 CPUs (cores unknown), ? GiB, Linux 6.1")
 
+    def test_load1(self):
+        self.assertGreaterEqual(float(machine.load1()), 0.0)
+
 
 if __name__ == "__main__":
     unittest.main()

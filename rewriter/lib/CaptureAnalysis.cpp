@@ -24,14 +24,16 @@ using namespace clang;
 
 namespace rcl {
 
-std::optional<std::string> delegatedConditionWait(LockOp Op) {
+std::optional<std::string> delegatedConditionWait(const CallExpr *Wait, LockOp Op) {
     // librcl's forms hand the server's polling role to a spare servicing thread before they
-    // block, so only the waiting section waits (runtime/include/rcl/rcl.h).
+    // block, so only the waiting section waits (runtime/include/rcl/rcl.h; C11's cnd_wait and
+    // cnd_timedwait: rcl/threads.h).
+    bool C11 = Wait->getDirectCallee()->getName().contains("cnd_");
     switch (Op) {
     case LockOp::CondWait:
-        return "rcl_cond_wait";
+        return C11 ? "rcl_cnd_wait" : "rcl_cond_wait";
     case LockOp::CondTimedWait:
-        return "rcl_cond_timedwait";
+        return C11 ? "rcl_cnd_timedwait" : "rcl_cond_timedwait";
     case LockOp::CondClockWait:
         return "rcl_cond_clockwait";
     default:
@@ -65,10 +67,14 @@ const Stmt *CaptureAnalysis::parent(const Stmt *S) const {
     return Parents.empty() ? nullptr : Parents[0].get<Stmt>();
 }
 
-void CaptureAnalysis::refuse(CriticalSection &CS, std::string Reason, SourceLocation Loc) {
+void CaptureAnalysis::refuse(CriticalSection &CS, std::string Reason, SourceLocation Loc,
+                             Resolution Resolve) {
     // The first reason stands, except a wait for other files' facts, which a reason no facts
     // could lift replaces (the section then needs no second compile).
-    if (!CS.Refused || CS.Refused->WaitsForFacts) CS.Refused = Refusal{std::move(Reason), Loc};
+    if (!CS.Refused || CS.Refused->WaitsForFacts) {
+        CS.Refused = Refusal{std::move(Reason), Loc};
+        CS.Refused->Resolve = Resolve;
+    }
 }
 
 bool CaptureAnalysis::excluded(const CriticalSection &CS, unsigned Offset) const {
@@ -145,6 +151,23 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
     Held.clear();
     for (unsigned K = CS.FirstIndex; K <= CS.LastIndex; ++K)
         scanBody(CS, CS.Block->body_begin()[K]);
+    // What the lock wrapper does after its lock runs on the server, before the body: the same
+    // checks of the thread's identity and of the functions it calls.
+    for (const WrapperEffects &P : CS.Parts) {
+        if (P.Part != WrapperPart::AfterLock) continue;
+        for (const Stmt *S : Api.summary(P.Wrapper, LockOp::Lock).After)
+            walk(S, [&](const Stmt *N) {
+                if (CS.Refused && !CS.Refused->WaitsForFacts) return;
+                if (std::optional<std::string> Why = threadHazard(N, /*InCallee=*/true))
+                    return refuse(CS,
+                                  "lock wrapper '" + P.Wrapper->getNameAsString() +
+                                      "', after it locks, " + *Why,
+                                  CS.LockCall->getBeginLoc());
+                if (const auto *Call = dyn_cast<CallExpr>(N))
+                    if (const FunctionDecl *Callee = Call->getDirectCallee())
+                        calleeHazards(CS, Callee, CS.LockCall->getBeginLoc());
+            });
+    }
     if (CS.Refused) return;
     checkTails(CS);
     if (CS.Refused) return;
@@ -204,6 +227,10 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
         Parts.push_back(CS.Mutex.Operand);
     }
     if (CS.Mutex.Through) Parts.push_back(CS.Mutex.Through);
+    // An optional lock's condition is tested once, before the section (and decides whether it
+    // delegates): the unlock's test must see the same value, so nothing it reads may change.
+    if (CS.Mutex.Guard) Parts.push_back(CS.Mutex.Guard);
+    if (CS.Mutex.WrapperGuard) Parts.push_back(CS.Mutex.WrapperGuard);
     for (const Expr *Part : Parts) {
         if (!Part) continue;
         if (Part->HasSideEffects(Ctx))
@@ -212,13 +239,44 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
         walk(Part, [&](const Stmt *S) {
             if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
                 if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
-                    if (!isa<ParmVarDecl>(Var) || Part != CS.Mutex.Through)
+                    if (!isa<ParmVarDecl>(Var) ||
+                        (Part != CS.Mutex.Through && Part != CS.Mutex.WrapperGuard))
                         if (!addressOnly(Ref) && Written.count(Var) && Changed.empty())
                             Changed = Var->getNameAsString();
         });
         if (!Changed.empty())
             return refuse(CS,
                           "the lock expression depends on '" + Changed +
+                              "', which the critical section may modify",
+                          LockAt);
+    }
+    // A condition may also read memory through a pointer (`pcm->lock_enabled`, `f->thlock`): a
+    // section that assigns such a field (of any object: the tool does not follow pointers)
+    // could make the unlock's test disagree with the lock's.
+    for (const Expr *Guard : {CS.Mutex.Guard, CS.Mutex.WrapperGuard}) {
+        if (!Guard) continue;
+        std::set<const ValueDecl *> Fields;
+        walk(Guard, [&](const Stmt *S) {
+            if (const auto *Member = dyn_cast<MemberExpr>(S))
+                Fields.insert(Member->getMemberDecl());
+        });
+        std::string Changed;
+        auto assigned = [&](const Expr *Target) {
+            const auto *Member = dyn_cast<MemberExpr>(Target->IgnoreParenImpCasts());
+            if (Member && Fields.count(Member->getMemberDecl()) && Changed.empty())
+                Changed = Member->getMemberDecl()->getNameAsString();
+        };
+        for (unsigned K = CS.FirstIndex; K <= CS.LastIndex; ++K)
+            walk(CS.Block->body_begin()[K], [&](const Stmt *S) {
+                if (const auto *Op = dyn_cast<BinaryOperator>(S); Op && Op->isAssignmentOp())
+                    assigned(Op->getLHS());
+                if (const auto *Op = dyn_cast<UnaryOperator>(S);
+                    Op && (Op->isIncrementDecrementOp() || Op->getOpcode() == UO_AddrOf))
+                    assigned(Op->getSubExpr());
+            });
+        if (!Changed.empty())
+            return refuse(CS,
+                          "the lock's condition depends on '" + Changed +
                               "', which the critical section may modify",
                           LockAt);
     }
@@ -269,6 +327,12 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
     };
     std::vector<std::pair<const DeclStmt *, bool>> Declarations; // (declaration, top level)
     for (unsigned K = CS.FirstIndex; K <= CS.LastIndex; ++K) {
+        // The final unlock, also `int r = pthread_mutex_unlock(&m);`, is no declaration of
+        // the section: the call site declares r again (CallSiteSuffix).
+        if (std::optional<unsigned> At =
+                Text.expansionOffset(CS.Block->body_begin()[K]->getBeginLoc());
+            At && excluded(CS, *At))
+            continue;
         if (const auto *DS = dyn_cast<DeclStmt>(CS.Block->body_begin()[K]))
             Declarations.push_back({DS, true});
         else
@@ -368,7 +432,8 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
             QualType T = Var->getType();
             std::optional<TextRange> DeclRange = Text.statement(DS);
             if (!DeclRange)
-                return refuse(CS, "declaration written inside a macro", Var->getLocation());
+                return refuse(CS, "declaration written inside a macro", Var->getLocation(),
+                              Resolution::ExpandMacros);
             Hoist H{Var, *DeclRange};
             // `const` goes (the hoisted variable is assigned once, in place; nothing else writes
             // it, or the original would not have compiled). A const array stays refused.
@@ -382,7 +447,8 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
                               Var->getLocation());
             std::optional<TextRange> Init = Text.node(Var->getInit()->getSourceRange());
             if (!Init || Init->Begin <= DeclRange->Begin || Init->End >= DeclRange->End)
-                return refuse(CS, "declaration written inside a macro", Var->getLocation());
+                return refuse(CS, "declaration written inside a macro", Var->getLocation(),
+                              Resolution::ExpandMacros);
             // A compound literal of the variable's type holds a brace initializer where an
             // assignment cannot: `s = (struct p){x, y};`, an array copied with
             // `__builtin_memcpy(a, (int[3]){x, y, z}, sizeof a)`. (An array's other initializer,
@@ -455,8 +521,11 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
                                                       : ", and its 'register' is not written "
                                                         "in this file"),
                               Var->getLocation());
+            // value_or: GCC's -Wmaybe-uninitialized cannot see that the refusal above
+            // returns whenever Keyword is empty.
+            TextRange Register = Keyword.value_or(TextRange{});
             CS.CalleeEdits.push_back(
-                {TextEdit{Keyword->Begin, Keyword->End - Keyword->Begin, ""}, CS.Function});
+                {TextEdit{Register.Begin, Register.End - Register.Begin, ""}, CS.Function});
         }
         Capture C{Var, ByValue ? CaptureKind::ByValue : CaptureKind::ByPointer,
                   Var->getNameAsString()};
@@ -469,7 +538,7 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
                 if (!Offset)
                     return refuse(CS,
                                   "'" + Var->getNameAsString() + "' is used inside a macro body",
-                                  Ref->getLocation());
+                                  Ref->getLocation(), Resolution::ExpandMacros);
                 unsigned Length = Var->getName().size();
                 // `s.f` reads better as `rcl_ctx->s->f` than as `(*rcl_ctx->s).f`.
                 const auto *Member = dyn_cast_or_null<MemberExpr>(parent(Ref));
@@ -509,7 +578,7 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
                 return refuse(CS,
                               "the name of unlock wrapper '" + U.Wrapper->getNameAsString() +
                                   "' is written inside a macro body",
-                              U.Call->getBeginLoc());
+                              U.Call->getBeginLoc(), Resolution::ExpandMacros);
             calleeHazards(CS, U.Wrapper, U.Call->getBeginLoc());
             CS.BodyEdits.push_back({*At, static_cast<unsigned>(U.Wrapper->getName().size()),
                                     effectsFunctionName(U.Wrapper)});

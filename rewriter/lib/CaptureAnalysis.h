@@ -14,7 +14,7 @@ namespace rcl {
 /// The librcl call that replaces a condition wait on the section's own mutex inside a delegated
 /// section (rcl_cond_wait, rcl_cond_timedwait, rcl_cond_clockwait): the one switch that turns
 /// such waits into edits. Returning nothing would refuse every section that waits.
-std::optional<std::string> delegatedConditionWait(LockOp Op);
+std::optional<std::string> delegatedConditionWait(const clang::CallExpr *Wait, LockOp Op);
 
 /// Decides, for one critical section found by SectionFinder, how every variable its body uses
 /// reaches the outlined function (by value or by pointer), which declarations move before the
@@ -79,7 +79,8 @@ class CaptureAnalysis {
     /// A goto from the section to a label after it whose first statement unlocks the
     /// section's mutex: recorded as an exit (CriticalSection::UnlockedLabels).
     bool gotoReleasingLabel(CriticalSection &CS, const clang::GotoStmt *Goto);
-    void refuse(CriticalSection &CS, std::string Reason, clang::SourceLocation Loc);
+    void refuse(CriticalSection &CS, std::string Reason, clang::SourceLocation Loc,
+                Resolution Resolve = Resolution::None);
 
     clang::ASTContext &Ctx;
     const LockApi &Api;

@@ -2,6 +2,7 @@
 #ifndef RCL_REWRITER_CRITICALSECTION_H
 #define RCL_REWRITER_CRITICALSECTION_H
 
+#include "CopyResolution.h"
 #include "LockApi.h"
 #include "SourceText.h"
 #include "clang/AST/Decl.h"
@@ -25,6 +26,8 @@ struct Refusal {
     /// callees reach (not only the one the reason names), for `rcl build` to find the files
     /// whose facts it still has to record.
     std::vector<std::string> UnknownCallees = {};
+    /// What rcl-cc's copy could make explicit for the section to convert (CopyResolution).
+    Resolution Resolve = Resolution::None;
 };
 
 /// One way control leaves a critical section other than by its last statement: an unlock
@@ -102,6 +105,29 @@ inline std::string effectsFunctionName(const clang::FunctionDecl *Wrapper) {
     return "rcl_" + Wrapper->getNameAsString() + "_before_unlock";
 }
 
+/// Where the statements a wrapper runs besides its operation (WrapperSummary::Before, After) run
+/// in a converted section, each copied once per file into a static function with the wrapper's
+/// parameters: a lock wrapper's before the lock on the client, before the delegation; its
+/// after the lock at the start of the outlined function, with the lock held; an unlock wrapper's
+/// after the unlock on the client, once the delegation returned (its statements before the
+/// unlock: EffectsUnlock).
+enum class WrapperPart { BeforeLock, AfterLock, AfterUnlock };
+
+/// The name of such a copy: `rcl_<wrapper>_before_lock`, `_after_lock`, `_after_unlock`.
+inline std::string wrapperPartName(const clang::FunctionDecl *Wrapper, WrapperPart Part) {
+    return "rcl_" + Wrapper->getNameAsString() +
+           (Part == WrapperPart::BeforeLock  ? "_before_lock"
+            : Part == WrapperPart::AfterLock ? "_after_lock"
+                                             : "_after_unlock");
+}
+
+/// A wrapper part a converted section runs (the lock call's or CriticalSection::UnlockCall's
+/// arguments are its arguments).
+struct WrapperEffects {
+    const clang::FunctionDecl *Wrapper;
+    WrapperPart Part;
+};
+
 /// The loops of a synchronized-block macro (`for (i = 0; i ? (unlock(&m), 0) : (lock(&m), 1);
 /// i = 1) for (j = 0; !j; j = 1) { ... }`, xz's mythread_sync). A `break` whose target is
 /// Break, or a `continue` whose target is one of Continues, leaves the guarded block the way
@@ -138,6 +164,7 @@ struct CriticalSection {
     bool EndsByExit = false;
     std::vector<Exit> Exits;
     std::vector<EffectsUnlock> EffectsUnlocks; ///< unlocks (final or exits) through such wrappers
+    std::vector<WrapperEffects> Parts;         ///< the lock wrapper's effects, the unlock's after
     std::vector<UnlockedLabel> UnlockedLabels; ///< labels the call site's gotos need
     std::vector<Capture> Captures;
     std::vector<Hoist> Hoists;
@@ -146,6 +173,8 @@ struct CriticalSection {
     std::vector<Note> Notes;             ///< reported with the conversion
     /// Emitted before the call site: `rc = 0;` for a lock whose result was stored in rc.
     std::string CallSitePrefix;
+    /// Emitted after it: `rc = 0;` (or `int rc = 0;`) for an unlock whose result was stored.
+    std::string CallSiteSuffix;
     /// Condition waits written inside macro bodies: the outlined function is compiled with
     /// `#define pthread_cond_wait rcl_cond_wait` (push_macro/pop_macro around it).
     std::map<std::string, std::string> MacroRenames;

@@ -1,8 +1,11 @@
 //===- LockApi.cpp - which calls lock, unlock or wait on a mutex ------------===//
 #include "LockApi.h"
+#include "ResultCheck.h"
+#include "WrapperModel.h"
 #include "StmtWalk.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/Basic/SourceManager.h"
 #include "clang/AST/Stmt.h"
 #include "clang/AST/PrettyPrinter.h"
 #include "llvm/ADT/FoldingSet.h"
@@ -22,15 +25,22 @@ std::optional<LockOp> LockApi::classify(const CallExpr *Call) const {
         if (Name == W.Unlock) return LockOp::Unlock;
     }
     if (Call->getNumArgs() == 0) return std::nullopt;
-    if (Name == "pthread_mutex_lock") return LockOp::Lock;
-    if (Name == "pthread_mutex_unlock") return LockOp::Unlock;
-    if (Name == "pthread_mutex_trylock") return LockOp::TryLock;
-    if (Name == "pthread_mutex_timedlock" || Name == "pthread_mutex_clocklock")
+    // The pthread API, and C11's <threads.h> (mtx_t and cnd_t are the pthread objects in glibc:
+    // rcl/threads.h).
+    if (Name == "pthread_mutex_lock" || Name == "mtx_lock") return LockOp::Lock;
+    if (Name == "pthread_mutex_unlock" || Name == "mtx_unlock") return LockOp::Unlock;
+    if (Name == "pthread_mutex_trylock" || Name == "mtx_trylock") return LockOp::TryLock;
+    if (Name == "pthread_mutex_timedlock" || Name == "pthread_mutex_clocklock" ||
+        Name == "mtx_timedlock")
         return LockOp::TimedLock;
     unsigned Args = Call->getNumArgs();
-    if ((Name == "pthread_cond_wait" || Name == "rcl_cond_wait") && Args == 2)
+    if ((Name == "pthread_cond_wait" || Name == "rcl_cond_wait" || Name == "cnd_wait" ||
+         Name == "rcl_cnd_wait") &&
+        Args == 2)
         return LockOp::CondWait;
-    if ((Name == "pthread_cond_timedwait" || Name == "rcl_cond_timedwait") && Args == 3)
+    if ((Name == "pthread_cond_timedwait" || Name == "rcl_cond_timedwait" ||
+         Name == "cnd_timedwait" || Name == "rcl_cnd_timedwait") &&
+        Args == 3)
         return LockOp::CondTimedWait;
     if ((Name == "pthread_cond_clockwait" || Name == "rcl_cond_clockwait") && Args == 4)
         return LockOp::CondClockWait;
@@ -41,203 +51,35 @@ bool isMutexPointer(QualType T) {
     if (!T->isPointerType()) return false;
     QualType Pointee = T->getPointeeType();
     while (const auto *Typedef = Pointee->getAs<TypedefType>()) {
-        if (Typedef->getDecl()->getName() == "pthread_mutex_t") return true;
+        if (Typedef->getDecl()->getName() == "pthread_mutex_t" ||
+            Typedef->getDecl()->getName() == "mtx_t")
+            return true;
         Pointee = Typedef->getDecl()->getUnderlyingType();
     }
     return false;
 }
 
-const Expr *failureTest(const Stmt *S) {
-    const auto *If = dyn_cast_or_null<IfStmt>(S);
-    if (!If || If->getElse() || If->getInit() || If->getConditionVariable()) return nullptr;
-    // The branch is dropped: a label in it (a goto's target, a case) would go with it.
-    bool Labels = false;
-    walk(If->getThen(), [&](const Stmt *N) { Labels |= isa<LabelStmt, SwitchCase>(N); });
-    if (Labels) return nullptr;
-    const Expr *Cond = If->getCond()->IgnoreParenImpCasts();
-    if (const auto *Ne = dyn_cast<BinaryOperator>(Cond); Ne && Ne->getOpcode() == BO_NE) {
-        const Expr *L = Ne->getLHS()->IgnoreParenImpCasts(),
-                   *R = Ne->getRHS()->IgnoreParenImpCasts();
-        const auto *Zero = dyn_cast<IntegerLiteral>(isa<IntegerLiteral>(L) ? L : R);
-        if (!Zero || Zero->getValue() != 0) return nullptr;
-        Cond = isa<IntegerLiteral>(L) ? R : L;
+bool isC11Mutex(QualType T) {
+    if (!T->isPointerType()) return false;
+    for (QualType Pointee = T->getPointeeType();
+         const auto *Typedef = Pointee->getAs<TypedefType>();
+         Pointee = Typedef->getDecl()->getUnderlyingType()) {
+        if (Typedef->getDecl()->getName() == "mtx_t") return true;
+        if (Typedef->getDecl()->getName() == "pthread_mutex_t") return false;
     }
-    return Cond;
+    return false;
+}
+
+bool isPthreadOperation(const FunctionDecl *Callee, LockOp Op) {
+    if (!Callee || !Callee->getIdentifier()) return false;
+    StringRef Name = Callee->getName();
+    return Op == LockOp::Lock     ? Name == "pthread_mutex_lock" || Name == "mtx_lock"
+           : Op == LockOp::Unlock ? Name == "pthread_mutex_unlock" || Name == "mtx_unlock"
+                                  : false;
 }
 
 namespace {
-
 const CallExpr *assertedOperation(const Expr *E);
-
-/// The pthread call `Expected` that statement S of a wrapper's body performs: `op(E);`,
-/// `(void)op(E);`, `return op(E);`, `if (op(E)) fail;` or `if (op(E) != 0) fail;` (no else,
-/// no label in the branch: it runs only when the call failed), `assert(op(E) == 0);`
-/// (assertedOperation), or `T r = op(E);` with r a local integer (then Stored is r).
-const CallExpr *operationStatement(const Stmt *S, StringRef Expected, const VarDecl *&Stored) {
-    Stored = nullptr;
-    const Expr *E = nullptr;
-    if (const auto *Return = dyn_cast_or_null<ReturnStmt>(S))
-        E = Return->getRetValue();
-    else if (isa_and_nonnull<IfStmt>(S)) {
-        if (!(E = failureTest(S))) return nullptr;
-    } else if (const auto *Decl = dyn_cast_or_null<DeclStmt>(S)) {
-        const auto *Var = Decl->isSingleDecl() ? dyn_cast<VarDecl>(Decl->getSingleDecl()) : nullptr;
-        if (!Var || !Var->hasLocalStorage() || Var->isStaticLocal() || !Var->getInit() ||
-            !Var->getType()->isIntegerType() || Var->getType().isVolatileQualified())
-            return nullptr;
-        Stored = Var;
-        E = Var->getInit();
-    } else if ((E = dyn_cast_or_null<Expr>(S))) {
-        if (const CallExpr *Asserted = assertedOperation(E)) E = Asserted;
-    }
-    if (!E) return nullptr;
-    E = E->IgnoreParens();
-    if (const auto *Cast = dyn_cast<CStyleCastExpr>(E))
-        if (Cast->getType()->isVoidType()) E = Cast->getSubExpr()->IgnoreParens();
-    const auto *Inner = dyn_cast<CallExpr>(E->IgnoreParenImpCasts());
-    const FunctionDecl *Callee = Inner ? Inner->getDirectCallee() : nullptr;
-    if (!Callee || !Callee->getIdentifier() || Callee->getName() != Expected ||
-        Inner->getNumArgs() != 1)
-        return nullptr;
-    return Inner;
-}
-
-/// Whether S, a statement after `T r = op(E);` in a wrapper's body, only checks r: it reads no
-/// other local, assigns nothing, and calls only side-effect-free builtins (`__builtin_expect`)
-/// and, under a condition that reads r, functions that do not return (`assert(r == 0);`,
-/// `if (r) abort();`, `(void)r;`). A delegated operation does not fail, so with r == 0 such a
-/// statement does nothing.
-bool onlyChecks(const Stmt *S, const VarDecl *Stored, const ASTContext &Ctx, bool Guarded = false) {
-    if (!S) return true;
-    auto Reads = [&](const Stmt *Cond) {
-        bool Found = false;
-        walk(Cond, [&](const Stmt *N) {
-            if (const auto *Ref = dyn_cast<DeclRefExpr>(N)) Found |= Ref->getDecl() == Stored;
-        });
-        return Found;
-    };
-    if (isa<DeclStmt, ReturnStmt, GotoStmt, IndirectGotoStmt, LabelStmt, SwitchCase, ForStmt,
-            WhileStmt, DoStmt, SwitchStmt, BreakStmt, ContinueStmt, AsmStmt>(S))
-        return false;
-    if (const auto *Op = dyn_cast<BinaryOperator>(S); Op && Op->isAssignmentOp()) return false;
-    if (const auto *Op = dyn_cast<UnaryOperator>(S); Op && Op->isIncrementDecrementOp())
-        return false;
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
-        if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
-            if (Var != Stored && Var->hasLocalStorage()) return false;
-    if (const auto *Call = dyn_cast<CallExpr>(S)) {
-        const FunctionDecl *Callee = Call->getDirectCallee();
-        unsigned Builtin = Callee ? Callee->getBuiltinID() : 0;
-        bool Pure = Builtin && Ctx.BuiltinInfo.isConst(Builtin);
-        if (!Callee || !(Pure || (Guarded && Callee->isNoReturn()))) return false;
-    }
-    // Below a test of r, what runs only when the operation failed.
-    if (const auto *If = dyn_cast<IfStmt>(S))
-        return !If->getInit() && !If->getConditionVariable() &&
-               onlyChecks(If->getCond(), Stored, Ctx, Guarded) &&
-               onlyChecks(If->getThen(), Stored, Ctx, Guarded || Reads(If->getCond())) &&
-               onlyChecks(If->getElse(), Stored, Ctx, Guarded || Reads(If->getCond()));
-    if (const auto *Cond = dyn_cast<AbstractConditionalOperator>(S))
-        return onlyChecks(Cond->getCond(), Stored, Ctx, Guarded) &&
-               onlyChecks(Cond->getTrueExpr(), Stored, Ctx, Guarded || Reads(Cond->getCond())) &&
-               onlyChecks(Cond->getFalseExpr(), Stored, Ctx, Guarded || Reads(Cond->getCond()));
-    for (const Stmt *Child : S->children())
-        if (!onlyChecks(Child, Stored, Ctx, Guarded)) return false;
-    return true;
-}
-
-/// The statement of a wrapper's body that performs its pthread operation: the only statement
-/// (a lock wrapper) or the last one (an unlock wrapper may do other things first), in one of
-/// the forms of operationStatement; after `T r = op(E);` only statements that check r
-/// (onlyChecks) may follow. Its index in the body goes to Index.
-const CallExpr *wrapperOperation(const FunctionDecl *Def, LockOp Op, unsigned &Index) {
-    const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
-    if (!Body || Body->size() == 0) return nullptr;
-    StringRef Expected = Op == LockOp::Lock ? "pthread_mutex_lock" : "pthread_mutex_unlock";
-    for (unsigned K = 0; K < Body->size(); ++K) {
-        const VarDecl *Stored = nullptr;
-        const CallExpr *Call = operationStatement(Body->body_begin()[K], Expected, Stored);
-        if (!Call) continue;
-        for (unsigned After = K + 1; After < Body->size(); ++After)
-            if (!Stored || !onlyChecks(Body->body_begin()[After], Stored, Def->getASTContext()))
-                return nullptr;
-        Index = K;
-        return Call;
-    }
-    return nullptr;
-}
-
-/// In a wrapper's definition `{ pthread_mutex_<op>(E); }` (or one of the other forms of
-/// wrapperOperation), E. With Effects given (an unlock wrapper), statements may come before
-/// the unlock: Effects is set to how many.
-const Expr *wrapperBodyOperand(const FunctionDecl *Def, LockOp Op, unsigned *Effects = nullptr) {
-    unsigned Index = 0;
-    const CallExpr *Call = wrapperOperation(Def, Op, Index);
-    if (!Call) return nullptr;
-    // Statements that do nothing (`(void)file; (void)line;` for parameters a wrapper keeps for
-    // its messages) are no effects.
-    const auto *Body = cast<CompoundStmt>(Def->getBody());
-    bool Idle = std::all_of(Body->body_begin(), Body->body_begin() + Index, [&](const Stmt *S) {
-        const auto *E = dyn_cast<Expr>(S);
-        return isa<NullStmt>(S) || (E && !E->HasSideEffects(Def->getASTContext()));
-    });
-    if (!Effects && !Idle) return nullptr;
-    if (Effects) *Effects = Idle ? 0 : Index;
-    return Call->getArg(0)->IgnoreParenImpCasts();
-}
-
-/// Why the statements an unlock wrapper runs before its unlock cannot run as a function of
-/// their own inside a delegated section, or nothing.
-std::optional<std::string> effectsProblem(const CompoundStmt *Body, unsigned Count,
-                                          const LockApi &Api) {
-    std::optional<std::string> Why;
-    std::vector<const Stmt *> Work(Body->body_begin(), Body->body_begin() + Count);
-    while (!Work.empty() && !Why) {
-        const Stmt *S = Work.back();
-        Work.pop_back();
-        if (!S) continue;
-        if (isa<ReturnStmt, GotoStmt, IndirectGotoStmt, LabelStmt, AddrLabelExpr>(S))
-            Why = "returns or jumps";
-        else if (isa<PredefinedExpr, VAArgExpr>(S))
-            Why = "uses __func__ or its variable arguments";
-        else if (const auto *Call = dyn_cast<CallExpr>(S); Call && Api.classify(Call))
-            Why = "operates on a mutex or waits";
-        else if (const auto *Decl = dyn_cast<DeclStmt>(S))
-            for (const clang::Decl *D : Decl->decls())
-                if (const auto *Var = dyn_cast<VarDecl>(D); Var && Var->isStaticLocal())
-                    Why = "declares a static variable";
-        for (const Stmt *Child : S->children())
-            Work.push_back(Child);
-    }
-    return Why;
-}
-
-/// Whether E, the operand of the pthread call in wrapper Def, is a function of Def's parameters
-/// and of file-scope names only, without side effects or calls (so it can be evaluated at the
-/// call site with the arguments in place of the parameters, or in a getter).
-bool reachableFromParameters(const Expr *E, const FunctionDecl *Def) {
-    if (E->HasSideEffects(Def->getASTContext())) return false;
-    bool Ok = true;
-    std::vector<const Stmt *> Work{E};
-    while (!Work.empty()) {
-        const Stmt *S = Work.back();
-        Work.pop_back();
-        if (!S) continue;
-        if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
-            const ValueDecl *D = Ref->getDecl();
-            if (const auto *Param = dyn_cast<ParmVarDecl>(D))
-                Ok &= Param->getDeclContext() == Def;
-            else if (const auto *Var = dyn_cast<VarDecl>(D))
-                Ok &= Var->hasGlobalStorage() && !Var->isStaticLocal() &&
-                      Var->getTLSKind() == VarDecl::TLS_None;
-        }
-        if (isa<CallExpr, StmtExpr>(S)) Ok = false;
-        for (const Stmt *Child : S->children())
-            Work.push_back(Child);
-    }
-    return Ok;
-}
-
 } // namespace
 
 std::vector<unsigned> parametersUsed(const Expr *E) {
@@ -258,10 +100,8 @@ std::vector<unsigned> parametersUsed(const Expr *E) {
     return Used;
 }
 
-const Stmt *wrapperUnlockStatement(const FunctionDecl *Wrapper) {
-    unsigned Index = 0;
-    if (!wrapperOperation(Wrapper, LockOp::Unlock, Index)) return nullptr;
-    return cast<CompoundStmt>(Wrapper->getBody())->body_begin()[Index];
+WrapperSummary LockApi::summary(const FunctionDecl *Def, LockOp Op) const {
+    return summarizeWrapper(Def, Op, *this);
 }
 
 std::optional<std::string> LockApi::wrapperProblem(const CallExpr *Call) const {
@@ -278,23 +118,15 @@ std::optional<std::string> LockApi::wrapperProblem(const CallExpr *Call) const {
     // rcl-rewrite adds to the unit defining the pair (after checking the definitions there),
     // and where there is none the section runs under the wrappers themselves.
     if (!Callee->hasBody(Def)) return std::nullopt;
-    // The definition must be `{ pthread_mutex_<op>(E); }` (or one of wrapperOperation's forms),
-    // E reached from its parameters and file-scope names; an unlock wrapper may do other things
-    // first (unlockEffects).
-    unsigned Effects = 0;
-    const Expr *E = wrapperBodyOperand(Def, *Op, *Op == LockOp::Unlock ? &Effects : nullptr);
-    if (!E)
-        return What + " does more than " + Kind +
-               " its first argument (its definition would have to run inside the delegated "
-               "section; write the extra statements next to the call)";
-    if (Effects)
-        if (std::optional<std::string> Why =
-                effectsProblem(cast<CompoundStmt>(Def->getBody()), Effects, *this))
-            return What +
-                   " does more than unlock its first argument, and what it does before "
-                   "the unlock " +
-                   *Why;
-    if (!reachableFromParameters(E, Def))
+    // The definition, along its success path (WrapperModel): the operation on E, reached from
+    // its parameters and file-scope names, possibly under a condition of the same kind; an
+    // unlock wrapper may do other things first (unlockEffects).
+    WrapperSummary S = summary(Def, *Op);
+    if (S.Problem) return S.Problem;
+    // Through another pair's wrappers: the section delegates through this pair's getter, as
+    // in another unit (mutexOf); pairProblem tells whether it is written.
+    if (S.Chain) return std::nullopt;
+    if (!reachableFromParameters(S.Mutex, Def))
         return What + " " + Kind +
                "s a mutex that is not reached from its parameters and file-scope names alone, "
                "without calls or side effects";
@@ -309,23 +141,25 @@ MutexRef LockApi::mutexOf(const CallExpr *Call, LockOp Op) const {
     if (isConditionWait(Op)) return M;
     const WrapperPair *Pair = pairOf(Callee->getName());
     if (!Pair) return M; /* a pthread call: its operand is the mutex */
-    if (!Callee->hasBody(Def)) {
-        if (reachedThroughGetter(Callee)) {
-            M.Remote = Callee->getName().str();
-            for (const WrapperPair &W : Wrappers) {
-                if (W.Lock == M.Remote) M.Partners.push_back(W.Unlock);
-                if (W.Unlock == M.Remote) M.Partners.push_back(W.Lock);
-            }
+    auto remote = [&]() {
+        M.Remote = Callee->getName().str();
+        for (const WrapperPair &W : Wrappers) {
+            if (W.Lock == M.Remote) M.Partners.push_back(W.Unlock);
+            if (W.Unlock == M.Remote) M.Partners.push_back(W.Lock);
         }
         return M;
-    }
-    unsigned Effects = 0;
-    const Expr *E = wrapperBodyOperand(Def, Op, Op == LockOp::Unlock ? &Effects : nullptr);
-    if (!E) return M;
+    };
+    if (!Callee->hasBody(Def)) return reachedThroughGetter(Callee) ? remote() : M;
+    WrapperSummary S = summary(Def, Op);
+    // A chain (`my_lock(l) { plat_lock(l); }`, plat_lock defined elsewhere): through the
+    // pair's getter, which this unit writes (RewriteAction, pairChain).
+    if (S.Chain) return remote();
+    if (!S.Mutex) return M;
+    M.WrapperGuard = S.Guard;
     // `my_lock(pthread_mutex_t *m) { pthread_mutex_lock(m); }`: the argument is the mutex.
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S.Mutex))
         if (Def->getNumParams() > 0 && Ref->getDecl() == Def->getParamDecl(0)) return M;
-    M.Through = E;
+    M.Through = S.Mutex;
     return M;
 }
 
@@ -345,18 +179,69 @@ bool LockApi::isPair(StringRef Lock, StringRef Unlock) const {
     return false;
 }
 
-const Expr *LockApi::pairMutex(const FunctionDecl *LockDef, const FunctionDecl *UnlockDef) const {
-    if (LockDef->getNumParams() != UnlockDef->getNumParams()) return nullptr;
+std::optional<std::string> LockApi::pairProblem(const FunctionDecl *LockDef,
+                                                const FunctionDecl *UnlockDef) const {
+    const ASTContext &Ctx = LockDef->getASTContext();
+    std::string Pair = "lock wrapper '" + LockDef->getNameAsString() + "' and unlock wrapper '" +
+                       UnlockDef->getNameAsString() + "'";
+    if (LockDef->getNumParams() != UnlockDef->getNumParams())
+        return Pair + " take different parameters";
     for (unsigned I = 0; I < LockDef->getNumParams(); ++I)
-        if (!LockDef->getASTContext().hasSameUnqualifiedType(LockDef->getParamDecl(I)->getType(),
-                                                             UnlockDef->getParamDecl(I)->getType()))
-            return nullptr;
-    const Expr *L = wrapperBodyOperand(LockDef, LockOp::Lock);
-    const Expr *U = wrapperBodyOperand(UnlockDef, LockOp::Unlock);
-    if (!L || !U || !reachableFromParameters(L, LockDef) ||
-        !sameLvalue(L, U, LockDef->getASTContext()))
-        return nullptr;
-    return L;
+        if (!Ctx.hasSameUnqualifiedType(LockDef->getParamDecl(I)->getType(),
+                                        UnlockDef->getParamDecl(I)->getType()))
+            return Pair + " take different parameters";
+    WrapperSummary L = summary(LockDef, LockOp::Lock), U = summary(UnlockDef, LockOp::Unlock);
+    if (L.Problem) return L.Problem;
+    if (U.Problem) return U.Problem;
+    if (L.hasEffects() || U.hasEffects())
+        return (L.hasEffects()
+                    ? "lock wrapper '" + LockDef->getNameAsString() + "' does more than lock"
+                    : "unlock wrapper '" + UnlockDef->getNameAsString() +
+                          "' does more than unlock") +
+               std::string(" its first argument, which other files' sections cannot run where "
+                           "it would run");
+    if (L.Chain || U.Chain) {
+        if (!pairChain(LockDef, UnlockDef))
+            return Pair + " do not go through one declared pair of other wrappers with the "
+                          "same arguments";
+        return std::nullopt;
+    }
+    if (!reachableFromParameters(L.Mutex, LockDef))
+        return "lock wrapper '" + LockDef->getNameAsString() +
+               "' locks a mutex that is not reached from its parameters and file-scope names "
+               "alone, without calls or side effects";
+    if (!sameLvalue(L.Mutex, U.Mutex, Ctx)) return Pair + " do not operate on the same mutex";
+    if ((L.Guard != nullptr) != (U.Guard != nullptr) ||
+        (L.Guard && !sameLvalue(L.Guard, U.Guard, Ctx)))
+        return Pair + " do not operate under the same condition";
+    return std::nullopt;
+}
+
+const Expr *LockApi::pairMutex(const FunctionDecl *LockDef, const FunctionDecl *UnlockDef,
+                               const Expr **Guard) const {
+    if (pairProblem(LockDef, UnlockDef)) return nullptr;
+    WrapperSummary L = summary(LockDef, LockOp::Lock);
+    if (L.Chain) return nullptr;
+    if (Guard) *Guard = L.Guard;
+    return L.Mutex;
+}
+
+std::optional<std::string> LockApi::pairChain(const FunctionDecl *LockDef,
+                                              const FunctionDecl *UnlockDef,
+                                              const CallExpr **Inner) const {
+    WrapperSummary L = summary(LockDef, LockOp::Lock), U = summary(UnlockDef, LockOp::Unlock);
+    if (!L.Chain || !U.Chain || L.Guard || U.Guard || L.hasEffects() || U.hasEffects())
+        return std::nullopt;
+    std::string InnerLock = L.Chain->getDirectCallee()->getName().str();
+    std::string InnerUnlock = U.Chain->getDirectCallee()->getName().str();
+    // The same arguments, parameters corresponding by position (sameLvalue).
+    if (!isPair(InnerLock, InnerUnlock) || L.Chain->getNumArgs() != U.Chain->getNumArgs() ||
+        !differingArguments(L.Chain, U.Chain, LockDef->getASTContext()).empty())
+        return std::nullopt;
+    for (const Expr *Arg : L.Chain->arguments())
+        if (!reachableFromParameters(Arg, LockDef)) return std::nullopt;
+    if (Inner) *Inner = L.Chain;
+    return InnerUnlock;
 }
 
 namespace {
@@ -398,10 +283,8 @@ const FunctionDecl *LockApi::unlockEffects(const CallExpr *Call) const {
     const FunctionDecl *Callee = Call->getDirectCallee(), *Def = nullptr;
     if (classify(Call) != LockOp::Unlock || !Callee->hasBody(Def) || !pairOf(Callee->getName()))
         return nullptr;
-    unsigned Effects = 0;
-    if (!wrapperBodyOperand(Def, LockOp::Unlock, &Effects) || Effects == 0 ||
-        effectsProblem(cast<CompoundStmt>(Def->getBody()), Effects, *this))
-        return nullptr;
+    WrapperSummary S = summary(Def, LockOp::Unlock);
+    if (S.Problem || S.Guard || S.Before.empty()) return nullptr;
     return Def;
 }
 
@@ -473,6 +356,16 @@ std::string mutexExpression(const MutexRef &Mutex, const std::vector<std::string
     return Out;
 }
 
+std::string wrapperGuardExpression(const MutexRef &Mutex, const std::vector<std::string> &ArgTexts,
+                                   const ASTContext &Ctx) {
+    if (!Mutex.WrapperGuard) return "";
+    std::string Out;
+    llvm::raw_string_ostream OS(Out);
+    SubstituteParameters Helper(ArgTexts);
+    Mutex.WrapperGuard->printPretty(OS, &Helper, Ctx.getPrintingPolicy());
+    return Out;
+}
+
 std::string lockName(const MutexRef &Mutex, const ASTContext &Ctx) {
     if (!Mutex.Remote.empty()) {
         // Constants a wrapper takes for its messages (`__FILE__`, `__LINE__`) name no lock.
@@ -496,6 +389,14 @@ bool sameMutex(const MutexRef &A, const MutexRef &B, const ASTContext &Ctx) {
         return A.Call && B.Call && I < A.Call->getNumArgs() && I < B.Call->getNumArgs() &&
                sameLvalue(A.Call->getArg(I), B.Call->getArg(I), Ctx);
     };
+    // Wrappers that lock only under a condition pair up when it is the same condition of the
+    // same arguments (the lock is released exactly when it was taken).
+    if (A.WrapperGuard || B.WrapperGuard) {
+        if (!A.WrapperGuard || !B.WrapperGuard || !sameLvalue(A.WrapperGuard, B.WrapperGuard, Ctx))
+            return false;
+        for (unsigned I : parametersUsed(A.WrapperGuard))
+            if (!sameArgument(I)) return false;
+    }
     if (!A.Remote.empty() || !B.Remote.empty()) {
         bool Paired = A.Remote == B.Remote ||
                       std::find(A.Partners.begin(), A.Partners.end(), B.Remote) != A.Partners.end();
@@ -507,6 +408,13 @@ bool sameMutex(const MutexRef &A, const MutexRef &B, const ASTContext &Ctx) {
                 return false;
         return true;
     }
+    // A wrapper whose mutex depends on no parameter (`sched_lock()`, `STATS_LOCK()`) names a
+    // file-scope mutex: the same as a pthread call on it (`pthread_mutex_unlock(&sched_m)`).
+    auto fixed = [](const MutexRef &M) {
+        return M.Through && parametersUsed(M.Through).empty() ? M.Through : nullptr;
+    };
+    if ((fixed(A) && !B.Through && B.Operand) || (fixed(B) && !A.Through && A.Operand))
+        return sameLvalue(fixed(A) ? fixed(A) : A.Operand, fixed(B) ? fixed(B) : B.Operand, Ctx);
     if (A.Through || B.Through) {
         if (!A.Through || !B.Through || !sameLvalue(A.Through, B.Through, Ctx)) return false;
         for (unsigned I : parametersUsed(A.Through))
@@ -538,6 +446,38 @@ const CallExpr *LockApi::asOperationStatement(const Stmt *S) const {
     return Call;
 }
 
+const CallExpr *LockApi::guardedOperationStatement(const Stmt *S, const Expr *&Guard,
+                                                   bool *Checked) const {
+    // A macro's `do { if (G) op; } while (0)` or `{ if (G) op; }`.
+    if (const auto *Do = dyn_cast_or_null<DoStmt>(S)) {
+        const auto *Zero = dyn_cast<IntegerLiteral>(Do->getCond()->IgnoreParenImpCasts());
+        if (!Zero || Zero->getValue() != 0) return nullptr;
+        S = Do->getBody();
+    }
+    if (const auto *Block = dyn_cast_or_null<CompoundStmt>(S)) {
+        if (Block->size() != 1) return nullptr;
+        S = Block->body_front();
+    }
+    const auto *If = dyn_cast_or_null<IfStmt>(S);
+    if (!If || If->getElse() || If->getInit() || If->getConditionVariable()) return nullptr;
+    const Stmt *Then = If->getThen();
+    if (const auto *Block = dyn_cast<CompoundStmt>(Then); Block && Block->size() == 1)
+        Then = Block->body_front();
+    const CallExpr *Call = asOperationStatement(Then);
+    if (Checked) *Checked = false;
+    if (!Call && (Call = checkedOperationStatement(Then)) && Checked) *Checked = true;
+    std::optional<LockOp> Op = Call ? classify(Call) : std::nullopt;
+    if (!Op || (*Op != LockOp::Lock && *Op != LockOp::Unlock) ||
+        If->getCond()->HasSideEffects(Call->getDirectCallee()->getASTContext()))
+        return nullptr;
+    // The condition must not read what the operation returns.
+    bool Contains = false;
+    walk(If->getCond(), [&](const Stmt *N) { Contains |= N == Call; });
+    if (Contains) return nullptr;
+    Guard = If->getCond()->IgnoreParenImpCasts();
+    return Call;
+}
+
 namespace {
 
 /// E without parentheses, implicit casts and a `(void)` cast.
@@ -553,34 +493,11 @@ bool isZero(const Expr *E) {
     return K && K->getValue() == 0;
 }
 
-/// The call that E tests for failure (non-zero): `op(..)`, `op(..) != 0`, `(v = op(..))` with v
-/// one of Locals; with Negated, what E tests for success: `!op(..)`, `op(..) == 0`.
-const CallExpr *testedCall(const Expr *E, bool Negated,
-                           const std::vector<const VarDecl *> &Locals) {
-    E = bare(E);
-    if (const auto *Op = dyn_cast<BinaryOperator>(E);
-        Op && Op->getOpcode() == (Negated ? BO_EQ : BO_NE)) {
-        if (isZero(Op->getRHS())) return testedCall(Op->getLHS(), false, Locals);
-        if (isZero(Op->getLHS())) return testedCall(Op->getRHS(), false, Locals);
-        return nullptr;
-    }
-    if (Negated) {
-        const auto *Not = dyn_cast<UnaryOperator>(E);
-        return Not && Not->getOpcode() == UO_LNot ? testedCall(Not->getSubExpr(), false, Locals)
-                                                  : nullptr;
-    }
-    if (const auto *Set = dyn_cast<BinaryOperator>(E); Set && Set->getOpcode() == BO_Assign) {
-        const auto *Ref = dyn_cast<DeclRefExpr>(Set->getLHS()->IgnoreParenImpCasts());
-        if (!Ref || !llvm::is_contained(Locals, Ref->getDecl())) return nullptr;
-        E = bare(Set->getRHS());
-    }
-    return dyn_cast<CallExpr>(E);
-}
-
 /// The operation of `assert(op(..) == 0)` or `assert(!op(..))`, as glibc spells assert in GNU C,
 /// `(void)sizeof((X) ? 1 : 0), __extension__ ({ if (X) ; else __assert_fail(...); })`, or as a
-/// conditional, `(X) ? (void)0 : fail(...)`: the failure branch may only call functions that do
-/// not return (onlyChecks). A delegated operation does not fail, so the check always passes.
+/// conditional, `(X) ? (void)0 : fail(...)`, X true when the operation succeeds in any spelling
+/// (ResultCheck): the failure branch must end the program. A delegated operation does not fail,
+/// so the check always passes.
 /// (libusb's `PTHREAD_CHECK(pthread_mutex_lock(m))` in a build with assertions.)
 const CallExpr *assertedOperation(const Expr *E) {
     E = bare(E);
@@ -608,11 +525,9 @@ const CallExpr *assertedOperation(const Expr *E) {
     } else {
         return nullptr;
     }
-    const CallExpr *Call = testedCall(Test, /*Negated=*/true, {});
-    const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
-    if (!Callee || !onlyChecks(Fail, nullptr, Callee->getASTContext(), /*Guarded=*/true))
-        return nullptr;
-    return Call;
+    ResultSource Src;
+    if (!trueOnSuccess(Test, Src) || !Src.Call || !neverCompletes(Fail)) return nullptr;
+    return Src.Call;
 }
 
 } // namespace
@@ -640,17 +555,19 @@ const CallExpr *LockApi::checkedOperationStatement(const Stmt *S) const {
         S = Only;
     }
     const CallExpr *Call = nullptr;
+    ResultSource Src{Locals};
     if (isa_and_nonnull<IfStmt>(S)) {
-        const Expr *Test = failureTest(S);
-        Call = Test ? testedCall(Test, false, Locals) : nullptr;
+        if (falseOnSuccess(conditionWithoutElse(S), Src)) Call = Src.Call;
     } else if (const auto *E = dyn_cast_or_null<Expr>(S)) {
+        // `op(m) && F`: F runs when the test is true; `op(m) || F` when it is false.
         const auto *Logic = dyn_cast<BinaryOperator>(bare(E));
-        if (Logic && Logic->getOpcode() == BO_LAnd)
-            Call = testedCall(Logic->getLHS(), false, Locals);
-        else if (Logic && Logic->getOpcode() == BO_LOr)
-            Call = testedCall(Logic->getLHS(), true, Locals);
-        else
+        if (Logic && Logic->getOpcode() == BO_LAnd) {
+            if (falseOnSuccess(Logic->getLHS(), Src)) Call = Src.Call;
+        } else if (Logic && Logic->getOpcode() == BO_LOr) {
+            if (trueOnSuccess(Logic->getLHS(), Src)) Call = Src.Call;
+        } else {
             Call = assertedOperation(E);
+        }
     }
     std::optional<LockOp> Op = Call ? classify(Call) : std::nullopt;
     if (!Op || (*Op != LockOp::Lock && *Op != LockOp::Unlock) || !Call->getType()->isIntegerType())

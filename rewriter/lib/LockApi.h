@@ -2,6 +2,7 @@
 #ifndef RCL_REWRITER_LOCKAPI_H
 #define RCL_REWRITER_LOCKAPI_H
 
+#include "WrapperModel.h"
 #include "clang/AST/Expr.h"
 #include <optional>
 #include <string>
@@ -28,13 +29,14 @@ struct WrapperPair {
     std::string Unlock;
 };
 
-/// `if (E) fail;` or `if (E != 0) fail;`, where `fail` runs only when E, an operation's
-/// result, says it failed, and can be dropped with the check (no else, no init, no label in
-/// it): E. Null for any other statement.
-const clang::Expr *failureTest(const clang::Stmt *S);
-
-/// Whether T is a pointer to `pthread_mutex_t` (through typedefs).
+/// Whether T is a pointer to `pthread_mutex_t` or C11's `mtx_t` (through typedefs).
 bool isMutexPointer(clang::QualType T);
+/// Whether T is a pointer to C11's `mtx_t`: the runtime takes it as the `pthread_mutex_t` it is
+/// (rcl/threads.h), cast.
+bool isC11Mutex(clang::QualType T);
+/// Whether Callee is the C library's operation Op on a mutex (`pthread_mutex_lock`,
+/// `mtx_lock`; `pthread_mutex_unlock`, `mtx_unlock`), not a wrapper.
+bool isPthreadOperation(const clang::FunctionDecl *Callee, LockOp Op);
 
 /// Whether a declared wrapper defined in another unit reaches its mutex through its pair's
 /// getter (remoteMutexGetter): it takes no argument, or a first one that is not the mutex.
@@ -64,6 +66,17 @@ struct MutexRef {
     /// mutex (sameMutex).
     std::string Remote;
     std::vector<std::string> Partners;
+    /// The condition an operation of a section is written under (`if (p->lock)
+    /// apr_thread_mutex_lock(p->lock);`, APR's file_lock): the section's lock and every unlock
+    /// of it must be written under the same condition; the converted section delegates when it
+    /// holds and runs in place when not. Null when unconditional. Not part of the mutex's
+    /// identity (sameMutex ignores it).
+    const clang::Expr *Guard = nullptr;
+    /// The condition under which a wrapper performs its operation (WrapperSummary::Guard, alsa's
+    /// `if (pcm->lock_enabled && pcm->need_lock) pthread_mutex_lock(&pcm->lock);`), written in
+    /// the wrapper's parameters. Part of the identity: a lock wrapper and an unlock wrapper pair
+    /// up when their conditions are the same expression of the same arguments.
+    const clang::Expr *WrapperGuard = nullptr;
     /// Where the operation is written (for diagnostics).
     clang::SourceLocation loc() const {
         return Operand ? Operand->getBeginLoc()
@@ -120,6 +133,14 @@ class LockApi {
     /// or a macro's `{ f(&m); }`), that call.
     const clang::CallExpr *asOperationStatement(const clang::Stmt *S) const;
 
+    /// If `S` is `if (G) op;` (no else; `op` a statement that only performs a mutex
+    /// operation, possibly checked), also braced or inside a macro's `do { ... } while (0)`, G
+    /// without side effects: the operation's call, and G in Guard. An optional lock (APR's
+    /// `if (f->thlock) apr_thread_mutex_lock(f->thlock);`).
+    const clang::CallExpr *guardedOperationStatement(const clang::Stmt *S,
+                                                     const clang::Expr *&Guard,
+                                                     bool *Checked = nullptr) const;
+
     /// If `S` is a statement that performs a mutex operation and, only when the operation
     /// fails (returns non-zero), something else, that call. The forms real code writes, also
     /// from its lock macros: `if (op(&m)) F;`, `if (op(&m) != 0) F;` (no else, no label in F),
@@ -142,12 +163,27 @@ class LockApi {
     /// becomes a call of a copy of those statements, before the section's end.
     const clang::FunctionDecl *unlockEffects(const clang::CallExpr *Call) const;
 
-    /// For the lock wrapper of a declared pair whose two definitions are in this translation
-    /// unit and are exactly a lock and an unlock of the same mutex expression (reached from their
-    /// parameters and file-scope names, without side effects): that expression, in terms of
-    /// the lock wrapper's parameters. Other units delegate through a getter returning it.
+    /// For a declared pair whose two definitions are in this translation unit: why other units'
+    /// sections through it cannot delegate (the wrappers do more than lock and unlock one mutex
+    /// expression of their parameters and file-scope names, without side effects, under the same
+    /// condition if any, or through one other declared pair), or nothing.
+    std::optional<std::string> pairProblem(const clang::FunctionDecl *LockDef,
+                                           const clang::FunctionDecl *UnlockDef) const;
+    /// For such a pair that delegates and is not a chain: the mutex expression, in terms of the
+    /// lock wrapper's parameters, and (Guard) the condition it is locked under, if any. Other
+    /// units delegate through a getter returning it.
     const clang::Expr *pairMutex(const clang::FunctionDecl *LockDef,
-                                 const clang::FunctionDecl *UnlockDef) const;
+                                 const clang::FunctionDecl *UnlockDef,
+                                 const clang::Expr **Guard = nullptr) const;
+    /// For a pair whose wrappers go through another declared pair (`my_lock(l) { plat_lock(l); }`
+    /// / `my_unlock(l) { plat_unlock(l); }`), with the same arguments: the inner unlock wrapper's
+    /// name, and the lock wrapper's inner call in Inner. Its getter calls the inner pair's.
+    std::optional<std::string> pairChain(const clang::FunctionDecl *LockDef,
+                                         const clang::FunctionDecl *UnlockDef,
+                                         const clang::CallExpr **Inner = nullptr) const;
+
+    /// What a declared wrapper's definition does (WrapperModel), as a wrapper of Op.
+    WrapperSummary summary(const clang::FunctionDecl *Def, LockOp Op) const;
 
     /// The first declared pair a wrapper name belongs to, or null.
     const WrapperPair *pairOf(llvm::StringRef Name) const;
@@ -155,15 +191,15 @@ class LockApi {
     bool isPair(llvm::StringRef Lock, llvm::StringRef Unlock) const;
 
     const std::vector<WrapperPair> &wrappers() const { return Wrappers; }
+    /// Adds pairs (inferred for one unit: inferWrapperPairs) after the declared ones.
+    void addPairs(const std::vector<std::pair<std::string, std::string>> &Pairs) {
+        for (const auto &[Lock, Unlock] : Pairs)
+            if (!isPair(Lock, Unlock)) Wrappers.push_back({Lock, Unlock});
+    }
 
   private:
     std::vector<WrapperPair> Wrappers;
 };
-
-/// The statement of an unlock wrapper's body that unlocks (`pthread_mutex_unlock(E);`, or
-/// `int r = pthread_mutex_unlock(E);` followed only by checks of r): what comes before it are
-/// the wrapper's effects (LockApi::unlockEffects). Null when the body has no such statement.
-const clang::Stmt *wrapperUnlockStatement(const clang::FunctionDecl *Wrapper);
 
 /// The name a lock is reported and selected by: the mutex lvalue as written, without the
 /// leading `&` (`cache_lock`, `item_locks[hv & mask]`, `q->mutex`).
@@ -172,6 +208,11 @@ std::string lockName(const clang::Expr *MutexOperand, const clang::ASTContext &C
 /// parameters replaced by the call's arguments (`L.mutex`, `stats_lock`); for a remote wrapper,
 /// the lock wrapper's call (`item_lock(hv)`).
 std::string lockName(const MutexRef &Mutex, const clang::ASTContext &Ctx);
+
+/// The condition under which Mutex's wrapper operates (MutexRef::WrapperGuard), to evaluate at
+/// a call site given the call's arguments as written there.
+std::string wrapperGuardExpression(const MutexRef &Mutex, const std::vector<std::string> &ArgTexts,
+                                   const clang::ASTContext &Ctx);
 
 /// The pointer expression of Mutex, to evaluate at a call site, given the call's arguments as
 /// written there: the first argument, or the wrapper body's operand printed with each parameter

@@ -147,8 +147,9 @@ void ProjectFacts::merge(const std::string &Key, const Entry &E, bool Replace) {
 
 // File format: one JSON object a line: a function, {"fn": key, "name": ..., "unit": ...,
 // "hazard": ..., "calls": [keys], "effects": [...], "library": true?}, an address-taken
-// function, {"taken": key, "sig": signature, "unit": the unit that takes its address}, or a
-// mutex the unit initializes, {"mutex": key, "plain": bool}.
+// function, {"taken": key, "sig": signature, "unit": the unit that takes its address}, a
+// mutex the unit initializes, {"mutex": key, "plain": bool}, or a declared wrapper pair it
+// defines, {"pair": "lock/unlock", "why_not": ..., "via": ...} (PairFacts).
 
 void ProjectFacts::load(const std::string &Dir) {
     Complete = llvm::sys::fs::exists(Dir + "/complete");
@@ -187,6 +188,11 @@ void ProjectFacts::load(const std::string &Dir) {
                 if (!New) It->second = It->second && Plain;
                 continue;
             }
+            if (std::optional<llvm::StringRef> Key = O->getString("pair")) {
+                Pairs[Key->str()] = {O->getString("why_not").value_or("").str(),
+                                     O->getString("via").value_or("").str()};
+                continue;
+            }
             if (std::optional<llvm::StringRef> Key = O->getString("taken")) {
                 if (std::optional<llvm::StringRef> Sig = O->getString("sig"))
                     Taken[Sig->str()].insert({Key->str(), O->getString("unit").value_or("").str()});
@@ -222,6 +228,27 @@ void ProjectFacts::add(const UnitFacts &Unit) {
         auto [It, New] = Mutexes.try_emplace(Key, Plain);
         if (!New) It->second = It->second && Plain;
     }
+    for (const auto &[Key, P] : Unit.Pairs)
+        Pairs[Key] = P;
+}
+
+std::optional<std::string> ProjectFacts::pairDelegates(const std::string &Lock,
+                                                       const std::string &Unlock,
+                                                       std::string *Missing) const {
+    std::string Key = Lock + "/" + Unlock, Through;
+    for (unsigned Depth = 0; Depth < 8; ++Depth) {
+        auto It = Pairs.find(Key);
+        if (It == Pairs.end()) {
+            if (Missing) *Missing = Key;
+            return std::nullopt;
+        }
+        if (!It->second.WhyNot.empty())
+            return Through.empty() ? It->second.WhyNot
+                                   : "through '" + Through + "': " + It->second.WhyNot;
+        if (It->second.Via.empty()) return std::string();
+        Key = Through = It->second.Via;
+    }
+    return std::string("its wrappers chain to one another without end");
 }
 
 bool ProjectFacts::plainMutex(const std::string &Key) const {
@@ -265,6 +292,9 @@ bool ProjectFacts::save(const std::string &Dir, const std::string &Unit, const U
                << "\n";
         for (const auto &[Key, Plain] : Facts.Mutexes)
             OS << json::Value(json::Object{{"mutex", Key}, {"plain", Plain}}) << "\n";
+        for (const auto &[Key, P] : Facts.Pairs)
+            OS << json::Value(json::Object{{"pair", Key}, {"why_not", P.WhyNot}, {"via", P.Via}})
+               << "\n";
     }
     if (std::error_code EC = llvm::sys::fs::rename(Tmp, Path)) {
         Error = "cannot write " + Path + ": " + EC.message();
@@ -326,8 +356,10 @@ std::optional<std::string> ProjectFacts::unknown(const std::string &Name) const 
                       if (Fn == Name)
                           return std::string(
                               "is defined in another file whose facts are not known");
-                      return "through '" + shown(Caller) + "' calls '" + shown(Fn) +
-                             "', whose facts are not known";
+                      // Name's own call: "calls 'h'", not "through 'f' calls 'h'" after
+                      // "calls 'f', which".
+                      return (Caller == Name ? std::string() : "through '" + shown(Caller) + "' ") +
+                             "calls '" + shown(Fn) + "', whose facts are not known";
                   });
 }
 

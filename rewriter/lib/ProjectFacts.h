@@ -49,7 +49,8 @@ bool compatibleSignatures(const std::string &A, const std::string &B);
 /// What functions of other translation units do, as far as a section that calls them must
 /// know: their thread hazards, the functions of other units they call, their effects (the
 /// mutexes they take, release and wait on, their calls with arguments, their calls through
-/// pointers), and which functions of the program have their address taken, with their type:
+/// pointers), whether the sections through the declared wrapper pairs they define delegate,
+/// and which functions of the program have their address taken, with their type:
 /// the possible targets of a call through a pointer. Written by rcl-rewrite --facts-dir for
 /// every function with external linkage and every address-taken function of each unit it reads
 /// (DIR/<unit>.facts, one JSON object a line), read back for calls of functions that a unit
@@ -69,6 +70,16 @@ class ProjectFacts {
         std::vector<Effect> Effects;
         bool Library = false; ///< a library function whose address the program takes
     };
+    /// A declared wrapper pair whose two definitions are in one unit, keyed `lock/unlock`: what
+    /// the other units' sections through it may do. WhyNot: empty when they delegate (the unit
+    /// writes the pair's mutex getter, or the pair is exactly a lock and an unlock of its first
+    /// argument), else why they cannot (the wrappers do more than lock and unlock). Via: a pair
+    /// (`lock/unlock` of other wrappers) whose getter this pair's getter calls (a wrapper chain:
+    /// `my_lock(l) { plat_lock(l); }`); empty when none.
+    struct PairFacts {
+        std::string WhyNot;
+        std::string Via;
+    };
     /// What one unit's facts file holds: its functions by key, and the address-taken functions
     /// it saw (key, signature), its own and others'.
     struct UnitFacts {
@@ -78,6 +89,8 @@ class ProjectFacts {
         /// The mutexes it initializes (CalleeFacts::mutexKey), and whether as plain mutexes
         /// (PTHREAD_MUTEX_INITIALIZER, pthread_mutex_init with no attributes).
         std::map<std::string, bool> Mutexes;
+        /// The declared wrapper pairs it defines, by `lock/unlock`.
+        std::map<std::string, PairFacts> Pairs;
     };
 
     /// The key of a unit (its main file's real path, as a file name).
@@ -108,13 +121,19 @@ class ProjectFacts {
     /// whose address is taken in a unit that may share a program with From.
     std::vector<std::string> targets(const std::string &Sig, const std::string &From) const;
 
+    /// For a declared pair defined in another unit: nothing when no unit's facts hold it (or
+    /// a pair it chains to: its `lock/unlock` in Missing); "" when its sections delegate; else
+    /// why they cannot ("through 'plat_lock/plat_unlock': ..." for a chain).
+    std::optional<std::string> pairDelegates(const std::string &Lock, const std::string &Unlock,
+                                             std::string *Missing = nullptr) const;
+
     /// For a function defined in another unit: the first hazard it reaches through the facts,
     /// as "through 'g' <reason>" (or "<reason>" when it is its own); nothing when none is known.
     std::optional<std::string> hazard(const std::string &Name) const;
     /// For a function defined in another unit: the first function it reaches through the facts
     /// (itself included) whose facts are not known, as "is defined in another file whose facts
-    /// are not known" or "through 'g' calls 'h', whose facts are not known"; nothing when all
-    /// are known.
+    /// are not known", "calls 'h', whose facts are not known" (Name calls it) or "through 'g'
+    /// calls 'h', whose facts are not known"; nothing when all are known.
     std::optional<std::string> unknown(const std::string &Name) const;
     /// Every function reached from Name through the facts (itself included) whose facts are
     /// not known, added to Out.
@@ -135,7 +154,8 @@ class ProjectFacts {
     std::map<std::string, std::set<std::pair<std::string, std::string>>> Taken;
     /// unit -> the units that may share a program with it (programs.json)
     std::map<std::string, std::set<std::string>> Programs;
-    std::map<std::string, bool> Mutexes; ///< UnitFacts::Mutexes, of every unit
+    std::map<std::string, bool> Mutexes;    ///< UnitFacts::Mutexes, of every unit
+    std::map<std::string, PairFacts> Pairs; ///< UnitFacts::Pairs, of every unit
     bool Complete = false;
 };
 

@@ -52,6 +52,10 @@ std::map<std::string, LockSummary> summarise(const std::vector<SectionRecord> &R
 }
 } // namespace
 
+void Report::dropFile(StringRef File) {
+    llvm::erase_if(Records, [&](const SectionRecord &R) { return R.File == File; });
+}
+
 void Report::markNotCompiled(StringRef File, StringRef Why) {
     for (SectionRecord &R : Records)
         if (R.File == File && R.Result == SectionRecord::Converted) {

@@ -38,6 +38,8 @@ class Report {
     void add(SectionRecord Record);
     bool empty() const { return Records.empty(); }
     unsigned count(SectionRecord::Outcome O) const;
+    /// Forgets the records of File (as given): its unit is read again (CopyResolution).
+    void dropFile(llvm::StringRef File);
     /// The converted sections of File (as given) become NotCompiled, with Why.
     void markNotCompiled(llvm::StringRef File, llvm::StringRef Why);
     /// Refused sections that wait for other files' facts (Refusal::WaitsForFacts).

@@ -2,6 +2,7 @@
 #include "RewriteAction.h"
 
 #include "CaptureAnalysis.h"
+#include "CopyResolution.h"
 #include "SectionEmitter.h"
 #include "SectionFinder.h"
 #include "StmtWalk.h"
@@ -21,7 +22,8 @@ namespace {
 /// Rewrites the critical sections of one translation unit's main file.
 class RewriteConsumer : public ASTConsumer {
   public:
-    explicit RewriteConsumer(RewriteSession &Session) : Session(Session) {}
+    RewriteConsumer(RewriteSession &Session, std::unique_ptr<PreprocessorTrace> Trace)
+        : Session(Session), Api(Session.Api), Trace(std::move(Trace)) {}
 
     void HandleTranslationUnit(ASTContext &Ctx) override {
         if (Ctx.getDiagnostics().hasErrorOccurred()) return;
@@ -31,14 +33,18 @@ class RewriteConsumer : public ASTConsumer {
         if (!Entry) return;
         std::string Given = Entry->getName().str();
         std::string Real = SM.getFileManager().getCanonicalName(*Entry).str();
+        // The unit's own wrappers, which nobody declared (WrapperModel).
+        Api.addPairs(inferWrapperPairs(Ctx, Session.Api));
         if (Session.FactsOnly) {
-            CalleeFacts Callees(Ctx, Session.Api, &Session.Project, false,
-                                ProjectFacts::unitKey(Real));
-            Session.Project.add(Callees.exported());
+            CalleeFacts Callees(Ctx, Api, &Session.Project, false, ProjectFacts::unitKey(Real));
+            ProjectFacts::UnitFacts Mine = Callees.exported();
+            Mine.Pairs = pairs(Ctx, nullptr, nullptr, Real, nullptr);
+            Session.Project.add(Mine);
             return;
         }
         if (!Session.Done.insert(Real).second) return;
         Session.MainFiles[Real] = Given;
+        if (Trace) Trace->finish();
         SourceText Text(SM, Ctx.getLangOpts(), Main);
         auto Spelling = Session.Spellings.find(Given);
         SectionEmitter Emitter(Ctx, Text, Session.LineDirectives,
@@ -47,6 +53,7 @@ class RewriteConsumer : public ASTConsumer {
         std::vector<std::pair<unsigned, std::string>> Inserts; // offset, text
         std::vector<clang::tooling::Replacement> Sites;
         std::vector<Decl *> Functions;
+        const Decl *Previous = nullptr;
         for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
             auto *Fn = dyn_cast<FunctionDecl>(D);
             // `local void f(void)` with `#define local static`: the declaration may begin
@@ -54,8 +61,11 @@ class RewriteConsumer : public ASTConsumer {
             // produced by a macro is left alone: its statements may be macro arguments, where
             // an edit (a context initializer's commas) would change the macro's arguments.
             if (Fn && Fn->doesThisDeclarationHaveABody() &&
-                SM.getFileID(SM.getExpansionLoc(Fn->getBody()->getBeginLoc())) == Main)
+                SM.getFileID(SM.getExpansionLoc(Fn->getBody()->getBeginLoc())) == Main) {
                 Functions.push_back(Fn);
+                PreviousDecl[Fn] = Previous;
+            }
+            if (!D->isImplicit()) Previous = D;
         }
         for (const WrapperPair &W : Session.Api.wrappers())
             for (auto [Name, Role] : {std::pair{W.Lock, "lock"}, std::pair{W.Unlock, "unlock"}}) {
@@ -70,10 +80,14 @@ class RewriteConsumer : public ASTConsumer {
             }
         // Parent lookups only ever concern these bodies: keep the parent map off the headers.
         Ctx.setTraversalScope(Functions);
-        CalleeFacts Callees(Ctx, Session.Api, &Session.Project, Session.RequireCalleeFacts,
+        CalleeFacts Callees(Ctx, Api, &Session.Project, Session.RequireCalleeFacts,
                             ProjectFacts::unitKey(Real));
+        // The declared pairs this file defines: what other units' sections through them may do
+        // (facts), and the getters they delegate through (edits).
+        std::vector<clang::tooling::Replacement> Getters;
         {
             ProjectFacts::UnitFacts Mine = Callees.exported();
+            Mine.Pairs = pairs(Ctx, &Text, &Emitter, Real, &Getters);
             std::string Error;
             if (!Session.FactsDir.empty() &&
                 !ProjectFacts::save(Session.FactsDir, Real, Mine, Error))
@@ -86,11 +100,20 @@ class RewriteConsumer : public ASTConsumer {
             std::string Definitions =
                 rewriteFunction(Ctx, Text, Emitter, Callees, Fn, Real, Given, Sites);
             if (Definitions.empty()) continue;
-            unsigned Offset = functionStart(Ctx, Text, Fn);
-            std::string Resume = Emitter.lineDirective(Text.line(Offset));
-            Inserts.push_back({Offset, Definitions + (Resume.empty() ? "" : Resume.substr(1))});
+            Inserts.push_back({functionStart(Ctx, Text, Fn), Definitions});
         }
-        std::vector<clang::tooling::Replacement> Getters = pairGetters(Ctx, Text, Emitter, Real);
+        // rcl-cc's copy: what the preprocessor made of the refused sections' macros and
+        // conditionals, written out; the unit is read again on that text (the driver).
+        if (Trace && !Needs.empty()) {
+            std::vector<TextEdit> Resolution = resolution(Ctx, Text);
+            if (!Resolution.empty()) {
+                Session.Resolved[Real] = applyResolution(Text.code(), std::move(Resolution));
+                Session.Done.erase(Real);
+                Session.Findings.dropFile(Given);
+                return;
+            }
+        }
+        flushDiagnostics();
         if (Inserts.empty() && Getters.empty()) return;
         clang::tooling::Replacements &Edits = Session.Edits[Real];
         for (const clang::tooling::Replacement &R : Getters)
@@ -113,6 +136,10 @@ class RewriteConsumer : public ASTConsumer {
                 auto [It, New] = OnlyRemoved.try_emplace(Fn->getFirstDecl(), Removed);
                 if (!New) It->second &= Removed;
             });
+        // The same for a label whose every goto was in a dropped check of a lock's result
+        // (PortAudio's `PA_ENSURE(lock(m)); ... error: return result;`): -Wunused-label.
+        for (Decl *D : Functions)
+            unusedLabels(Text, cast<FunctionDecl>(D), Real, Edits);
         for (auto &[Fn, NoUseLeft] : OnlyRemoved) {
             if (!NoUseLeft || Fn->hasAttr<UnusedAttr>() || Fn->getBeginLoc().isMacroID()) continue;
             if (std::optional<unsigned> Offset = Text.offset(Fn->getBeginLoc()))
@@ -133,36 +160,83 @@ class RewriteConsumer : public ASTConsumer {
                     clang::tooling::Replacement(Real, E.Edit.Offset, E.Edit.Length, E.Edit.Text));
             IncludeAt = std::min(IncludeAt, functionStart(Ctx, Text, E.Function));
         }
-        const std::string Include = "#include <rcl/rcl.h> /* added by rcl-rewrite */\n\n";
-        if (Session.LineDirectives)
-            addEdit(Edits,
-                    clang::tooling::Replacement(Real, 0, 0, Emitter.lineDirective(1).substr(1)));
-        if (IncludeAt < Inserts.front().first) {
-            std::string Resume = Emitter.lineDirective(Text.line(IncludeAt));
-            addEdit(Edits,
-                    clang::tooling::Replacement(
-                        Real, IncludeAt, 0, Include + (Resume.empty() ? "" : Resume.substr(1))));
-        } else {
-            Inserts.front().second = Include + Inserts.front().second;
+        // rcl/threads.h (which includes rcl.h) where a section uses C11's mtx_t or cnd_t.
+        for (const CalleeEdit &E : CalleeEdits)
+            UsesC11 |= StringRef(E.Edit.Text).starts_with("rcl_cnd_");
+        const std::string Include = std::string("#include <rcl/") +
+                                    (UsesC11 ? "threads.h" : "rcl.h") +
+                                    "> /* added by rcl-rewrite */\n\n";
+        if (Session.LineDirectives) {
+            unsigned Top = Text.lineStart(0); // after a byte order mark
+            addEdit(Edits, clang::tooling::Replacement(Real, Top, 0,
+                                                       Emitter.lineDirective(Top).substr(1)));
         }
+        if (IncludeAt < Inserts.front().first)
+            addEdit(Edits, clang::tooling::Replacement(Real, IncludeAt, 0,
+                                                       placed(Text, Emitter, IncludeAt, Include)));
+        else
+            Inserts.front().second = Include + Inserts.front().second;
         for (auto &[Offset, Insert] : Inserts)
-            addEdit(Edits, clang::tooling::Replacement(Real, Offset, 0, Insert));
+            addEdit(Edits, clang::tooling::Replacement(Real, Offset, 0,
+                                                       placed(Text, Emitter, Offset, Insert)));
         for (const clang::tooling::Replacement &R : Sites)
             addEdit(Edits, R);
     }
 
   private:
-    /// For each declared wrapper pair defined in this file whose lock and unlock are exactly a
-    /// lock and an unlock of one mutex expression (LockApi::pairMutex) of a first argument that
-    /// is not itself the mutex pointer: the mutex getter that other units' converted sections
-    /// delegate through, written on the line of the later definition's closing brace (line
-    /// numbers stay).
-    std::vector<clang::tooling::Replacement> pairGetters(ASTContext &Ctx, const SourceText &Text,
-                                                         const SectionEmitter &Emitter,
-                                                         const std::string &Real) {
-        std::vector<clang::tooling::Replacement> Out;
+    /// The edits of rcl-cc's copy for the refused sections that asked for one (Needs): each
+    /// macro use holding the section's lock, one of its unlocks or the refusal's place, and
+    /// each preprocessor conditional inside the function.
+    std::vector<TextEdit> resolution(ASTContext &Ctx, const SourceText &Text) {
+        std::vector<TextEdit> Out;
+        std::set<unsigned> Expanded;
+        auto expand = [&](SourceLocation Loc) {
+            if (!Loc.isMacroID()) return;
+            if (std::optional<TextEdit> E = Trace->expansion(Loc))
+                if (Expanded.insert(E->Offset).second) Out.push_back(*E);
+        };
+        for (const Need &N : Needs) {
+            if (N.Kind == Resolution::DropConditionals) {
+                std::optional<unsigned> Begin = Text.expansionOffset(N.Function->getBeginLoc());
+                std::optional<unsigned> End = Text.expansionOffset(N.Function->getEndLoc());
+                if (Begin && End)
+                    for (TextEdit &E : Trace->conditionalsWithin({*Begin, *End + 1}))
+                        Out.push_back(std::move(E));
+                continue;
+            }
+            expand(N.Where);
+            if (!N.Lock) continue;
+            expand(N.Lock->getBeginLoc());
+            MutexRef Mutex = Api.mutexOf(N.Lock, LockOp::Lock);
+            walk(N.Function->getBody(), [&](const Stmt *S) {
+                const auto *Call = dyn_cast<CallExpr>(S);
+                if (!Call || Api.classify(Call) != LockOp::Unlock) return;
+                if (sameMutex(Api.mutexOf(Call, LockOp::Unlock), Mutex, Ctx))
+                    expand(Call->getBeginLoc());
+            });
+        }
+        // Conditionals and expansions never overlap (a macro use holds no directive).
+        return Out;
+    }
+
+    void flushDiagnostics() {
+        llvm::errs() << Diagnostics;
+        Diagnostics.clear();
+    }
+
+    /// The declared wrapper pairs defined in this file (both definitions, the lock wrapper not
+    /// static): for each, whether other units' sections through it delegate, or why not (the
+    /// unit's pair facts). With Getters given, for each such pair reached through a getter (a
+    /// first parameter that is not the mutex itself, or a chain to another pair), the getter
+    /// and its parameter mask, written on the line of the later definition's closing brace
+    /// (line numbers stay): `{ return E; }`, `{ return G ? E : 0; }` under a condition, `{
+    /// return inner_getter ? inner_getter(args) : 0; }` for a chain.
+    std::map<std::string, ProjectFacts::PairFacts>
+    pairs(ASTContext &Ctx, const SourceText *Text, const SectionEmitter *Emitter,
+          const std::string &Real, std::vector<clang::tooling::Replacement> *Getters) {
+        std::map<std::string, ProjectFacts::PairFacts> Out;
         const SourceManager &SM = Ctx.getSourceManager();
-        for (const WrapperPair &W : Session.Api.wrappers()) {
+        for (const WrapperPair &W : Api.wrappers()) {
             const FunctionDecl *LockDef = nullptr, *UnlockDef = nullptr;
             for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
                 if (auto *Fn = dyn_cast<FunctionDecl>(D);
@@ -172,28 +246,95 @@ class RewriteConsumer : public ASTConsumer {
                     if (Fn->getName() == W.Unlock) UnlockDef = Fn;
                 }
             if (!LockDef || !UnlockDef || LockDef->getStorageClass() == SC_Static) continue;
-            if (!reachedThroughGetter(LockDef))
-                continue; // callers elsewhere delegate on the argument itself
-            const Expr *Mutex = Session.Api.pairMutex(LockDef, UnlockDef);
-            const FunctionDecl *Later =
-                SM.isBeforeInTranslationUnit(LockDef->getEndLoc(), UnlockDef->getEndLoc())
-                    ? UnlockDef
-                    : LockDef;
-            std::optional<unsigned> End = Text.offset(Later->getEndLoc());
-            if (!Mutex || !End) continue;
-            if (std::optional<std::string> Getter =
-                    Emitter.getterDefinition(LockDef, W.Unlock, Mutex))
-                Out.emplace_back(Real, *End + 1, 0, " " + *Getter);
+            ProjectFacts::PairFacts &Facts = Out[W.Lock + "/" + W.Unlock];
+            if (std::optional<std::string> Why = Api.pairProblem(LockDef, UnlockDef)) {
+                Facts.WhyNot = *Why;
+                continue;
+            }
+            const CallExpr *Inner = nullptr;
+            std::optional<std::string> InnerUnlock = Api.pairChain(LockDef, UnlockDef, &Inner);
+            if (InnerUnlock)
+                Facts.Via = Inner->getDirectCallee()->getName().str() + "/" + *InnerUnlock;
+            // A first parameter that is the mutex: other units delegate on the argument itself.
+            if (!InnerUnlock && !reachedThroughGetter(LockDef)) continue;
+            std::optional<std::string> Getter;
+            if (Getters) {
+                const FunctionDecl *Later =
+                    SM.isBeforeInTranslationUnit(LockDef->getEndLoc(), UnlockDef->getEndLoc())
+                        ? UnlockDef
+                        : LockDef;
+                std::optional<unsigned> End = Text->offset(Later->getEndLoc());
+                if (InnerUnlock)
+                    Getter = Emitter->chainGetterDefinition(LockDef, W.Unlock, Inner, *InnerUnlock);
+                else {
+                    const Expr *Guard = nullptr;
+                    const Expr *Mutex = Api.pairMutex(LockDef, UnlockDef, &Guard);
+                    if (Mutex) Getter = Emitter->getterDefinition(LockDef, W.Unlock, Mutex, Guard);
+                }
+                if (Getter && End)
+                    Getters->emplace_back(Real, *End + 1, 0, " " + *Getter);
+                else
+                    Facts.WhyNot = "the parameter types of lock wrapper '" + W.Lock +
+                                   "' cannot be written out, or its definition ends inside a macro";
+            }
         }
         return Out;
     }
 
+    /// Marks `__attribute__((unused))` the labels of Fn that had gotos, all of them in text a
+    /// converted section removed, unless the conversion added its own mark (UnlockedLabels).
+    void unusedLabels(const SourceText &Text, const FunctionDecl *Fn, const std::string &Real,
+                      clang::tooling::Replacements &Edits) {
+        std::map<const LabelDecl *, bool> OnlyRemoved;
+        walk(Fn->getBody(), [&](const Stmt *S) {
+            const LabelDecl *Label = nullptr;
+            if (const auto *Goto = dyn_cast<GotoStmt>(S)) Label = Goto->getLabel();
+            if (const auto *Address = dyn_cast<AddrLabelExpr>(S)) Label = Address->getLabel();
+            if (!Label) return;
+            std::optional<unsigned> At = Text.expansionOffset(S->getBeginLoc());
+            bool Removed =
+                At && isa<GotoStmt>(S) &&
+                llvm::any_of(RemovedText, [&](const TextRange &R) { return R.contains(*At); });
+            auto [It, New] = OnlyRemoved.try_emplace(Label, Removed);
+            if (!New) It->second &= Removed;
+        });
+        for (auto &[Label, NoUseLeft] : OnlyRemoved) {
+            const LabelStmt *Stmt = Label->getStmt();
+            if (!NoUseLeft || !Stmt || Label->hasAttr<UnusedAttr>()) continue;
+            std::optional<unsigned> Colon = Text.offset(Stmt->getSubStmt()->getBeginLoc());
+            std::optional<unsigned> At = Text.offset(Stmt->getBeginLoc());
+            bool Moved = At && llvm::any_of(ConvertedSections,
+                                            [&](const TextRange &R) { return R.contains(*At); });
+            if (Colon && At && !Moved && MarkedLabels.insert(*Colon).second)
+                addEdit(Edits,
+                        clang::tooling::Replacement(Real, *Colon, 0, "__attribute__((unused)) "));
+        }
+    }
+
     /// Where text inserted before Fn goes: the start of the line of its first token, or of
-    /// its documentation comment.
+    /// its documentation comment; right before that token when declarations precede it on
+    /// its line (`int x; void f(void) {`: the inserted text uses them).
     static unsigned functionStart(ASTContext &Ctx, const SourceText &Text, const FunctionDecl *Fn) {
         SourceLocation Start = Fn->getBeginLoc();
         if (const RawComment *Doc = Ctx.getRawCommentForDeclNoCache(Fn)) Start = Doc->getBeginLoc();
-        return Text.lineStart(Text.expansionOffset(Start).value_or(0));
+        unsigned At = Text.expansionOffset(Start).value_or(0);
+        unsigned Line = Text.lineStart(At);
+        return Text.code().slice(Line, At).trim().empty() ? Line : At;
+    }
+
+    /// Insert, to go at Offset (functionStart): on lines of its own (after a line break when
+    /// Offset is not at the start of its line), then, with line directives, back on Offset's
+    /// line and column.
+    static std::string placed(const SourceText &Text, const SectionEmitter &Emitter,
+                              unsigned Offset, const std::string &Insert) {
+        unsigned Line = Text.lineStart(Offset);
+        std::string Out = (Offset == Line ? "" : "\n") + Insert;
+        std::string Resume = Emitter.lineDirective(Offset);
+        if (Resume.empty()) return Out;
+        Out += Resume.substr(1);
+        for (char C : Text.code().slice(Line, Offset))
+            Out += C == '\t' ? '\t' : ' ';
+        return Out;
     }
 
     void addEdit(clang::tooling::Replacements &Edits, const clang::tooling::Replacement &R) {
@@ -219,8 +360,9 @@ class RewriteConsumer : public ASTConsumer {
             const SourceManager &SM = Text.sourceManager();
             PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Why->Loc));
             if (!Session.Quiet && P.isValid())
-                llvm::errs() << P.getFilename() << ":" << P.getLine() << ":" << P.getColumn()
-                             << ": rcl: cannot convert critical section: " << Why->Reason << "\n";
+                llvm::raw_string_ostream(Diagnostics)
+                    << P.getFilename() << ":" << P.getLine() << ":" << P.getColumn()
+                    << ": rcl: cannot convert critical section: " << Why->Reason << "\n";
         }
         if (CS) {
             const SourceManager &SM = Text.sourceManager();
@@ -228,8 +370,9 @@ class RewriteConsumer : public ASTConsumer {
                 R.Notes.push_back(N.Text);
                 PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(N.Loc));
                 if (!Session.Quiet && P.isValid())
-                    llvm::errs() << P.getFilename() << ":" << P.getLine() << ":" << P.getColumn()
-                                 << ": rcl: note: converted critical section " << N.Text << "\n";
+                    llvm::raw_string_ostream(Diagnostics)
+                        << P.getFilename() << ":" << P.getLine() << ":" << P.getColumn()
+                        << ": rcl: note: converted critical section " << N.Text << "\n";
             }
             R.Captures = CS->Captures.size();
             for (const Exit &E : CS->Exits)
@@ -247,19 +390,24 @@ class RewriteConsumer : public ASTConsumer {
                                 std::vector<clang::tooling::Replacement> &Sites) {
         std::vector<CriticalSection> Sections;
         std::vector<OtherSite> Others;
-        SectionFinder Finder(Ctx, Session.Api, Text);
+        SectionFinder Finder(Ctx, Api, Text);
         Finder.find(Fn, Sections, Others);
         if (SourceLocation Body = Fn->getBody()->getBeginLoc(); Body.isMacroID())
             for (CriticalSection &CS : Sections)
-                if (!CS.Refused)
+                if (!CS.Refused) {
                     CS.Refused = Refusal{"the function's body is written by macro '" +
                                              Lexer::getImmediateMacroName(
                                                  Body, Ctx.getSourceManager(), Ctx.getLangOpts())
                                                  .str() +
                                              "', whose text the tool does not edit",
                                          CS.LockCall->getBeginLoc()};
+                    CS.Refused->Resolve = Resolution::ExpandMacros;
+                }
+        if (std::optional<std::string> Why = noPlaceBefore(Ctx, Text, Fn))
+            for (CriticalSection &CS : Sections)
+                if (!CS.Refused) CS.Refused = Refusal{*Why, CS.LockCall->getBeginLoc()};
         if (Sections.empty() && Others.empty()) return "";
-        CaptureAnalysis Analysis(Ctx, Session.Api, Text, Callees, Session.NoNestedLocks, Fn);
+        CaptureAnalysis Analysis(Ctx, Api, Text, Callees, Session.NoNestedLocks, Fn);
         std::vector<TextRange> Converted;
         std::string Definitions;
         unsigned Ordinal = 0;
@@ -276,6 +424,7 @@ class RewriteConsumer : public ASTConsumer {
                 continue;
             }
             if (!CS.Refused) Analysis.analyse(CS);
+            if (!CS.Refused) checkPairFacts(CS);
             std::optional<EmittedSection> Out;
             // Copies of unlock wrappers' statements, once per translation unit, before the
             // first section that needs them.
@@ -286,12 +435,40 @@ class RewriteConsumer : public ASTConsumer {
                     std::count(NewHelpers.begin(), NewHelpers.end(), U.Wrapper))
                     continue;
                 std::string Why;
-                std::optional<std::string> Helper = Emitter.effectsFunction(U.Wrapper, Why);
+                std::optional<std::string> Helper = Emitter.effectsFunction(
+                    U.Wrapper, Api.summary(U.Wrapper, LockOp::Unlock).Before,
+                    effectsFunctionName(U.Wrapper),
+                    "before it unlocks; converted sections run it before they end", Why);
                 if (!Helper)
                     CS.Refused = Refusal{Why, U.Call->getBeginLoc()};
                 else
                     Helpers += *Helper;
                 NewHelpers.push_back(U.Wrapper);
+            }
+            // The lock wrapper's statements around its lock, the unlock wrapper's after it.
+            std::vector<std::string> NewParts;
+            for (const WrapperEffects &P : CS.Parts) {
+                std::string Name = wrapperPartName(P.Wrapper, P.Part);
+                if (CS.Refused || PartsEmitted.count(Name) || llvm::is_contained(NewParts, Name))
+                    continue;
+                WrapperSummary S = Api.summary(
+                    P.Wrapper, P.Part == WrapperPart::AfterUnlock ? LockOp::Unlock : LockOp::Lock);
+                std::string Why;
+                std::optional<std::string> Helper = Emitter.effectsFunction(
+                    P.Wrapper, P.Part == WrapperPart::BeforeLock ? S.Before : S.After, Name,
+                    P.Part == WrapperPart::BeforeLock
+                        ? "before it locks; converted sections run it on the calling thread "
+                          "before they delegate"
+                    : P.Part == WrapperPart::AfterLock
+                        ? "after it locks; converted sections run it first, with the lock held"
+                        : "after it unlocks; converted sections run it on the calling thread "
+                          "once they return",
+                    Why);
+                if (!Helper)
+                    CS.Refused = Refusal{Why, CS.LockCall->getBeginLoc()};
+                else
+                    Helpers += *Helper;
+                NewParts.push_back(Name);
             }
             // A pair defined in another unit: the weak declaration of its getter, once.
             std::string GetterDecl, GetterName;
@@ -314,7 +491,9 @@ class RewriteConsumer : public ASTConsumer {
                 if (Out) {
                     if (!GetterDecl.empty()) GettersDeclared.insert(GetterName);
                     Out->Definition = GetterDecl + Helpers + Out->Definition;
+                    UsesC11 |= Out->C11;
                     EffectsEmitted.insert(NewHelpers.begin(), NewHelpers.end());
+                    PartsEmitted.insert(NewParts.begin(), NewParts.end());
                 }
                 if (!Out) {
                     --Ordinal;
@@ -322,6 +501,8 @@ class RewriteConsumer : public ASTConsumer {
                 }
             }
             if (CS.Refused) {
+                if (CS.Refused->Resolve != Resolution::None)
+                    Needs.push_back({Fn, CS.Refused->Resolve, CS.LockCall, CS.Refused->Loc});
                 record(Text, Given, CS.LockName, CS.LockOffset, Fn, SectionRecord::Refused,
                        &*CS.Refused, nullptr);
                 continue;
@@ -337,7 +518,8 @@ class RewriteConsumer : public ASTConsumer {
             for (const UnlockedLabel &L : CS.UnlockedLabels)
                 if (LabelsAdded.insert(L.After).second) {
                     Sites.emplace_back(Real, L.After, 0, " " + L.Name + ":;");
-                    Sites.emplace_back(Real, L.Colon, 0, "__attribute__((unused)) ");
+                    if (MarkedLabels.insert(L.Colon).second)
+                        Sites.emplace_back(Real, L.Colon, 0, "__attribute__((unused)) ");
                 }
             record(Text, Given, CS.LockName, CS.LockOffset, Fn, SectionRecord::Converted, nullptr,
                    &CS);
@@ -351,18 +533,84 @@ class RewriteConsumer : public ASTConsumer {
             if (Nested)
                 record(Text, Given, Site.LockName, Site.Offset, Fn, SectionRecord::Nested, nullptr,
                        nullptr);
-            else
+            else {
+                if (Site.Why.Resolve != Resolution::None)
+                    Needs.push_back({Fn, Site.Why.Resolve, nullptr, Site.Why.Loc});
                 record(Text, Given, Site.LockName, Site.Offset, Fn, SectionRecord::Refused,
                        &Site.Why, nullptr);
+            }
         }
         return Definitions;
+    }
+
+    /// A section through a declared pair whose definitions this unit does not judge by itself:
+    /// what the defining unit's facts say (ProjectFacts::pairDelegates). A pair reached through
+    /// a getter converts only where the facts say the getter is written: without it the section
+    /// would run under the wrappers, never delegated, while reported converted. A pair whose
+    /// first parameter is the mutex is refused where the facts say it does more than lock and
+    /// unlock it, and trusted as declared where no facts are known.
+    void checkPairFacts(CriticalSection &CS) {
+        const FunctionDecl *Lock = CS.LockCall->getDirectCallee();
+        const FunctionDecl *Unlock = CS.UnlockCall ? CS.UnlockCall->getDirectCallee() : nullptr;
+        if (!Lock || !Unlock || !Api.isPair(Lock->getName(), Unlock->getName())) return;
+        bool ThroughGetter = !CS.Mutex.Remote.empty();
+        if (!ThroughGetter && Lock->hasBody() && Unlock->hasBody()) return; // judged here
+        std::string Missing;
+        std::optional<std::string> Delegates = Session.Project.pairDelegates(
+            Lock->getNameAsString(), Unlock->getNameAsString(), &Missing);
+        std::string Pair = "lock wrapper pair '" + Lock->getNameAsString() + "'/'" +
+                           Unlock->getNameAsString() + "'";
+        if (Delegates && !Delegates->empty()) {
+            CS.Refused = Refusal{Pair +
+                                     ", defined in another file, cannot delegate (its sections "
+                                     "would run under the wrappers): " +
+                                     *Delegates,
+                                 CS.LockCall->getBeginLoc()};
+            return;
+        }
+        if (Delegates || !ThroughGetter || !Session.RequireCalleeFacts) return;
+        auto [MissingLock, MissingUnlock] = StringRef(Missing).split('/');
+        CS.Refused =
+            Refusal{Pair + " is defined in another file whose facts are not known" +
+                        (Missing != Lock->getNameAsString() + "/" + Unlock->getNameAsString()
+                             ? " (it goes through '" + Missing + "')"
+                             : std::string()) +
+                        ": where its mutex getter is not written the section runs under "
+                        "the wrappers, never delegated (record every file's facts "
+                        "first: `rcl build -- <build command>`, or a --facts-dir scan)",
+                    CS.LockCall->getBeginLoc()};
+        CS.Refused->WaitsForFacts = true;
+        CS.Refused->UnknownCallees = {MissingLock.str(), MissingUnlock.str()};
+    }
+
+    /// Why the outlined functions cannot go before Fn (functionStart), if they cannot: the
+    /// declaration before Fn ends after that place, for one macro writes both
+    /// (`#define COUNTER(v) static long v; static void bump_##v(void)`), and the sections that
+    /// use it would be outlined before it is declared.
+    std::optional<std::string> noPlaceBefore(ASTContext &Ctx, const SourceText &Text,
+                                             const FunctionDecl *Fn) const {
+        auto It = PreviousDecl.find(Fn);
+        if (It == PreviousDecl.end() || !It->second) return std::nullopt;
+        std::optional<unsigned> PreviousEnd = Text.expansionOffset(It->second->getEndLoc());
+        if (!PreviousEnd || *PreviousEnd < functionStart(Ctx, Text, Fn)) return std::nullopt;
+        SourceLocation Begin = Fn->getBeginLoc();
+        std::string Macro =
+            Begin.isMacroID()
+                ? "macro '" +
+                      Lexer::getImmediateMacroName(Begin, Ctx.getSourceManager(), Ctx.getLangOpts())
+                          .str() +
+                      "'"
+                : "one macro";
+        return "the function's declaration is written by " + Macro +
+               " together with the declaration before it: the outlined section would have to "
+               "go between the two";
     }
 
     /// A declared lock or unlock wrapper's own definition holds the lock across functions by
     /// design: it is part of the lock API, not a critical section.
     bool isDeclaredWrapper(const FunctionDecl *Fn) const {
         if (!Fn->getIdentifier()) return false;
-        for (const WrapperPair &W : Session.Api.wrappers())
+        for (const WrapperPair &W : Api.wrappers())
             if (Fn->getName() == W.Lock || Fn->getName() == W.Unlock) return true;
         return false;
     }
@@ -374,23 +622,50 @@ class RewriteConsumer : public ASTConsumer {
         RemovedText.push_back({CS.Whole.Begin, CS.Body.Begin});
         if (CS.FinalUnlock) RemovedText.push_back(*CS.FinalUnlock);
         for (const Exit &E : CS.Exits)
-            RemovedText.push_back({E.Removed.Begin, E.Tail ? E.Tail->Begin : E.Removed.End});
+            // A Jump replaces its tail's text (a macro's `unlock; return v;`, `return unlock(m);`).
+            RemovedText.push_back(
+                {E.Removed.Begin, E.Tail && E.Jump.empty() ? E.Tail->Begin : E.Removed.End});
     }
 
     RewriteSession &Session;
+    /// The lock vocabulary of this unit: the declared wrappers.
+    LockApi Api;
+    /// With --resolve-copy, on the first reading of a unit: its preprocessing (CopyResolution).
+    std::unique_ptr<PreprocessorTrace> Trace;
+    /// A refused section that rcl-cc's copy could make convertible (Refusal::Resolve): its
+    /// function, what it needs, its lock call (none for a lock inside an expression) and where
+    /// it was refused.
+    struct Need {
+        const FunctionDecl *Function;
+        Resolution Kind;
+        const CallExpr *Lock;
+        SourceLocation Where;
+    };
+    std::vector<Need> Needs;
+    bool UsesC11 = false;    ///< a converted section of this unit uses C11's mtx_t or cnd_t
+    std::string Diagnostics; ///< printed once the unit is done (not when it is read again)
     std::vector<TextRange> RemovedText;    ///< of this translation unit's converted sections
     std::set<std::string> GettersDeclared; ///< remote pairs whose getter this unit declares
     std::set<const FunctionDecl *> EffectsEmitted; ///< unlock wrappers copied in this TU
+    std::set<std::string> PartsEmitted;            ///< wrapper parts copied in this TU
     std::set<unsigned> LabelsAdded;                ///< offsets of UnlockedLabels inserted
+    std::set<unsigned> MarkedLabels;               ///< labels marked __attribute__((unused))
     std::vector<TextRange> ConvertedSections;      ///< of this translation unit
     std::vector<CalleeEdit> CalleeEdits;
+    std::map<const FunctionDecl *, const Decl *> PreviousDecl; ///< top-level, in source order
 };
 
 class RewriteAction : public ASTFrontendAction {
   public:
     explicit RewriteAction(RewriteSession &Session) : Session(Session) {}
-    std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &, StringRef) override {
-        return std::make_unique<RewriteConsumer>(Session);
+    std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI, StringRef) override {
+        // The preprocessing is recorded on a unit's first reading only: a copy resolved once is
+        // not resolved again.
+        std::unique_ptr<PreprocessorTrace> Trace;
+        if (Session.ResolveCopy && !Session.ReadingResolved && !Session.FactsOnly &&
+            CI.hasPreprocessor())
+            Trace = std::make_unique<PreprocessorTrace>(CI.getPreprocessor());
+        return std::make_unique<RewriteConsumer>(Session, std::move(Trace));
     }
 
   private:

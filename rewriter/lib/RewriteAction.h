@@ -35,7 +35,14 @@ struct RewriteSession {
     /// rewriting pass knows every given file's functions whatever the order.
     bool FactsOnly = false;
     std::map<std::string, clang::tooling::Replacements> Edits; ///< by real path
-    std::map<std::string, std::string> MainFiles;              ///< real path -> name as given
+    /// --resolve-copy (rcl-cc): the output is a copy compiled in place of the file and read by
+    /// nobody, so a section refused because it is written inside a macro use or cut by
+    /// preprocessor conditionals makes its unit read again with those made explicit
+    /// (CopyResolution); Resolved holds that text by real path, and the output is built on it.
+    bool ResolveCopy = false;
+    std::map<std::string, std::string> Resolved;
+    bool ReadingResolved = false; ///< the units are being read again on their resolved text
+    std::map<std::string, std::string> MainFiles; ///< real path -> name as given
     /// Each source's path as the user spelled it, by the absolute path the tool opens
     /// (`.//common/a.c`, `common/a.c`): the `#line` directives name the spelling, as the
     /// compiler would for `__FILE__`.

@@ -64,7 +64,7 @@ void CaptureAnalysis::calleeWaits(CriticalSection &CS, const FunctionDecl *Calle
             What += ")";
             // Whatever the mutex: on a server, rcl_cond_* hands the polling role over before it
             // blocks; anywhere else it is the pthread call.
-            std::string Replacement = *delegatedConditionWait(Op), Why;
+            std::string Replacement = *delegatedConditionWait(Wait, Op), Why;
             std::optional<TextEdit> Rename = renameWait(Wait, Replacement, Why);
             if (Rename) {
                 CS.CalleeEdits.push_back({*Rename, Def});
@@ -91,6 +91,10 @@ bool CaptureAnalysis::gotoReleasingLabel(CriticalSection &CS, const GotoStmt *Go
     std::optional<unsigned> At = Text.expansionOffset(Target->getBeginLoc());
     std::optional<TextRange> UnlockText = Text.statement(Unlock);
     std::optional<TextRange> GotoText = Text.statement(Goto);
+    // An unlock wrapper's statements after its unlock would be jumped over.
+    const FunctionDecl *Def = Call ? Call->getDirectCallee()->getDefinition() : nullptr;
+    if (Def && Api.pairOf(Def->getName()) && !Api.summary(Def, LockOp::Unlock).After.empty())
+        return false;
     if (!Call || Api.classify(Call) != LockOp::Unlock ||
         !sameMutex(Api.mutexOf(Call, LockOp::Unlock), CS.Mutex, Ctx) || Api.unlockEffects(Call) ||
         // a remote pair releases through the section's own unlock where it runs locally
@@ -285,7 +289,7 @@ void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
                 if (!sameMutex(Api.mutexOf(Call, *Op), CS.Mutex, Ctx))
                     return refuse(
                         CS, "waits on a condition with a different mutex than the section's", Loc);
-                std::optional<std::string> Replacement = delegatedConditionWait(*Op);
+                std::optional<std::string> Replacement = delegatedConditionWait(Call, *Op);
                 if (!Replacement)
                     return refuse(CS, "contains a condition wait; not supported by the runtime",
                                   Loc);

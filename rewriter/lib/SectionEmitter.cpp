@@ -40,10 +40,21 @@ static std::string getterParameter(const FunctionDecl *LockWrapper, unsigned I) 
     return P->getName().empty() ? "rcl_p" + std::to_string(I) : P->getName().str();
 }
 
-std::string SectionEmitter::lineDirective(unsigned Line) const {
+std::string SectionEmitter::lineDirective(unsigned Offset) const {
     if (!LineDirectives) return "";
+    // The presumed place: where the file's own #line directives (generated code: bison, flex,
+    // re2c) put the text at Offset, and where nothing does, the file as the command names it.
+    const clang::SourceManager &SM = Text.sourceManager();
+    clang::PresumedLoc P = SM.getPresumedLoc(SM.getComposedLoc(Text.file(), Offset));
+    std::string Name = FileName;
+    unsigned Line = Text.line(Offset);
+    if (P.isValid()) {
+        Line = P.getLine();
+        clang::OptionalFileEntryRef Own = SM.getFileEntryRefForID(Text.file());
+        if (!Own || P.getFilename() != Own->getName()) Name = P.getFilename();
+    }
     std::string Escaped;
-    for (char C : FileName) {
+    for (char C : Name) {
         if (C == '\\' || C == '"') Escaped += '\\';
         Escaped += C;
     }
@@ -74,14 +85,11 @@ std::optional<std::string> SectionEmitter::getterPrototype(const FunctionDecl *L
            (Params.empty() ? "void" : Params) + ")";
 }
 
-std::optional<std::string> SectionEmitter::getterDefinition(const FunctionDecl *LockWrapper,
-                                                            StringRef UnlockWrapper,
-                                                            const Expr *Mutex) const {
-    std::optional<std::string> Decls = getterDeclarations(LockWrapper, UnlockWrapper, "");
-    std::optional<std::string> Proto = getterPrototype(LockWrapper, UnlockWrapper);
-    if (!Decls || !Proto) return std::nullopt;
-    std::replace(Decls->begin(), Decls->end(), '\n', ' ');
-    std::vector<unsigned> Used = parametersUsed(Mutex);
+namespace {
+/// `{ (void)p; return Body; } const unsigned MASK = N;` with the parameters Body does not use
+/// cast to void, and bit I of N set when it uses parameter I.
+std::string getterBody(const FunctionDecl *LockWrapper, llvm::StringRef UnlockWrapper,
+                       const std::string &Body, const std::vector<unsigned> &Used) {
     unsigned Mask = 0;
     std::string Unused;
     for (unsigned I = 0; I < LockWrapper->getNumParams(); ++I)
@@ -89,14 +97,68 @@ std::optional<std::string> SectionEmitter::getterDefinition(const FunctionDecl *
             Mask |= 1u << std::min(I, 31u);
         else
             Unused += "(void)" + getterParameter(LockWrapper, I) + "; ";
-    std::string Body;
-    llvm::raw_string_ostream OS(Body);
-    Mutex->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
-    return *Decls + *Proto + " { " + Unused + "return " + Body + "; } const unsigned " +
+    return " { " + Unused + "return " + Body + "; } const unsigned " +
            remoteMutexParameters(LockWrapper->getName(), UnlockWrapper) + " = " +
            std::to_string(Mask) + "u; /* added by rcl-rewrite: the mutex of " +
            LockWrapper->getName().str() + "/" + UnlockWrapper.str() +
-           " for other files' delegated sections, and the parameters it depends on */";
+           " for other files' delegated sections (null: run under the wrappers), and the "
+           "parameters it depends on */";
+}
+
+std::string printed(const Expr *E, const ASTContext &Ctx) {
+    std::string Out;
+    llvm::raw_string_ostream OS(Out);
+    E->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
+    return Out;
+}
+} // namespace
+
+std::optional<std::string> SectionEmitter::getterDefinition(const FunctionDecl *LockWrapper,
+                                                            StringRef UnlockWrapper,
+                                                            const Expr *Mutex,
+                                                            const Expr *Guard) const {
+    std::optional<std::string> Decls = getterDeclarations(LockWrapper, UnlockWrapper, "");
+    std::optional<std::string> Proto = getterPrototype(LockWrapper, UnlockWrapper);
+    if (!Decls || !Proto) return std::nullopt;
+    std::replace(Decls->begin(), Decls->end(), '\n', ' ');
+    std::vector<unsigned> Used = parametersUsed(Mutex);
+    std::string Body = printed(Mutex, Ctx);
+    if (isC11Mutex(Mutex->getType())) Body = "(pthread_mutex_t *)(" + Body + ")";
+    if (Guard) {
+        // Locked only under a condition: null where it does not hold (the section then runs
+        // under the wrappers, which do nothing).
+        for (unsigned I : parametersUsed(Guard))
+            if (std::find(Used.begin(), Used.end(), I) == Used.end()) Used.push_back(I);
+        Body = "(" + printed(Guard, Ctx) + ") ? (" + Body + ") : (pthread_mutex_t *)0";
+    }
+    return *Decls + *Proto + getterBody(LockWrapper, UnlockWrapper, Body, Used);
+}
+
+std::optional<std::string> SectionEmitter::chainGetterDefinition(const FunctionDecl *LockWrapper,
+                                                                 StringRef UnlockWrapper,
+                                                                 const CallExpr *Inner,
+                                                                 StringRef InnerUnlock) const {
+    const FunctionDecl *InnerLock = Inner->getDirectCallee();
+    std::optional<std::string> Decls = getterDeclarations(LockWrapper, UnlockWrapper, "");
+    std::optional<std::string> InnerDecls =
+        getterDeclarations(InnerLock, InnerUnlock, " __attribute__((weak))");
+    std::optional<std::string> Proto = getterPrototype(LockWrapper, UnlockWrapper);
+    if (!Decls || !InnerDecls || !Proto) return std::nullopt;
+    std::replace(Decls->begin(), Decls->end(), '\n', ' ');
+    std::replace(InnerDecls->begin(), InnerDecls->end(), '\n', ' ');
+    std::vector<unsigned> Used;
+    std::vector<std::string> Args;
+    for (const Expr *Arg : Inner->arguments()) {
+        for (unsigned I : parametersUsed(Arg))
+            if (std::find(Used.begin(), Used.end(), I) == Used.end()) Used.push_back(I);
+        Args.push_back(printed(Arg, Ctx));
+    }
+    std::string InnerGetter = remoteMutexGetter(InnerLock->getName(), InnerUnlock);
+    return *Decls + *InnerDecls + *Proto +
+           getterBody(LockWrapper, UnlockWrapper,
+                      InnerGetter + " ? " + InnerGetter + "(" + joinArguments(Args) +
+                          ") : (pthread_mutex_t *)0",
+                      Used);
 }
 
 std::string SectionEmitter::argumentText(const Expr *Arg) const {
@@ -156,30 +218,32 @@ std::string SectionEmitter::reindent(StringRef Code, StringRef From, StringRef T
     return Out;
 }
 
-std::optional<std::string> SectionEmitter::effectsFunction(const FunctionDecl *Wrapper,
-                                                           std::string &Why) const {
-    const auto *Body = cast<CompoundStmt>(Wrapper->getBody());
+std::optional<std::string>
+SectionEmitter::effectsFunction(const FunctionDecl *Wrapper,
+                                const std::vector<const Stmt *> &Statements, StringRef Name,
+                                StringRef What, std::string &Why) const {
     FunctionTypeLoc Proto = Wrapper->getFunctionTypeLoc();
-    std::optional<unsigned> Open = Text.offset(Body->getLBracLoc());
-    const Stmt *UnlockStmt = wrapperUnlockStatement(Wrapper);
-    std::optional<unsigned> Unlock;
-    if (UnlockStmt) Unlock = Text.offset(UnlockStmt->getBeginLoc());
     std::optional<TextRange> Params =
         Proto ? Text.node(SourceRange(Proto.getLParenLoc(), Proto.getRParenLoc())) : std::nullopt;
-    if (!Open || !Unlock || !Params || *Unlock <= *Open) {
-        Why = "unlock wrapper '" + Wrapper->getNameAsString() +
-              "' does more than unlock its first argument, and its definition is written "
-              "through a macro";
+    std::vector<TextRange> Parts;
+    for (const Stmt *S : Statements)
+        if (std::optional<TextRange> R = Text.statement(S)) Parts.push_back(*R);
+    if (!Params || Parts.size() != Statements.size()) {
+        Why = "wrapper '" + Wrapper->getNameAsString() +
+              "' does more than its operation, and its definition is written through a macro";
         return std::nullopt;
     }
-    std::string Out = "/* rcl: what unlock wrapper '" + Wrapper->getNameAsString() +
-                      "' does before it unlocks; converted sections run it before they end. */\n";
-    Out += "static void " + effectsFunctionName(Wrapper) + Text.text(*Params).str() + "\n{\n";
+    std::string Out =
+        "/* rcl: what wrapper '" + Wrapper->getNameAsString() + "' does " + What.str() + ". */\n";
+    Out += "static void " + Name.str() + Text.text(*Params).str() + "\n{\n";
     for (const ParmVarDecl *Param : Wrapper->parameters())
         if (Param->getIdentifier()) Out += "    (void)" + Param->getNameAsString() + ";\n";
-    std::string Line = lineDirective(Text.line(*Open));
-    if (!Line.empty()) Out += Line.substr(1);
-    Out += "    " + Text.code().slice(*Open + 1, *Unlock).trim().str() + "\n}\n\n";
+    for (const TextRange &R : Parts) {
+        std::string Line = lineDirective(R.Begin);
+        if (!Line.empty()) Out += Line.substr(1);
+        Out += "    " + Text.text(R).str() + "\n";
+    }
+    Out += "}\n\n";
     return Out;
 }
 
@@ -208,9 +272,31 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
     D += "/* rcl: critical section of '" + CS.LockName + "' in " + FnName + "() at line " +
          std::to_string(Text.line(CS.LockOffset)) +
          ", outlined to run on the lock's server (rcl_delegate). */\n";
-    bool HasContext = !CS.Captures.empty();
+    // The lock wrapper's statements after its lock run first in the outlined function, on the
+    // lock call's arguments, which travel in the context (evaluated once, at the call site).
+    const WrapperEffects *AfterLock = nullptr, *BeforeLock = nullptr, *AfterUnlock = nullptr;
+    for (const WrapperEffects &P : CS.Parts)
+        (P.Part == WrapperPart::AfterLock    ? AfterLock
+         : P.Part == WrapperPart::BeforeLock ? BeforeLock
+                                             : AfterUnlock) = &P;
+    std::vector<std::string> LockArgs;
+    for (const Expr *Arg : CS.LockCall->arguments())
+        LockArgs.push_back(argumentText(Arg));
+    bool HasContext = !CS.Captures.empty() || AfterLock;
     if (HasContext) {
         D += StructName + " {\n";
+        if (AfterLock)
+            for (unsigned I = 0; I < AfterLock->Wrapper->getNumParams(); ++I) {
+                std::optional<std::string> Member =
+                    declaration(AfterLock->Wrapper->getParamDecl(I)->getType(),
+                                "rcl_lock_arg" + std::to_string(I), Ctx);
+                if (!Member) {
+                    Why = "a parameter type of lock wrapper '" +
+                          AfterLock->Wrapper->getNameAsString() + "' cannot be written out";
+                    return std::nullopt;
+                }
+                D += Unit + *Member + ";\n";
+            }
         for (const Capture &C : CS.Captures) {
             QualType T = variableType(CS, C.Var);
             if (C.Kind == CaptureKind::ByPointer) T = Ctx.getPointerType(T);
@@ -230,37 +316,57 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
     // RCL_SECTION_INLINE (rcl.h): where the runtime runs the call in the caller (rcl.h's
     // inline fast path: local mode, an adaptive lock on its local path) the compiler puts the
     // section back where it came from, as the original code had it.
-    D += "static RCL_SECTION_INLINE int " + Name + "(void *rcl_arg)\n{\n";
+    // With LineDirectives, the code rcl adds is on lines of the section where the original
+    // had code too: the call on the lock's line, the outlined function's entry (which reads
+    // the context) on the line of the body's first statement, its return on the unlock's. A
+    // debugger's breakpoint on a line of the body stops in the outlined function, and gcov
+    // counts each line as often as the original's.
+    const std::string NL = LineDirectives ? " " : "\n";
+    const std::string In = LineDirectives ? "" : Unit;
+    if (LineDirectives)
+        D += lineDirective(Text.firstToken(CS.Body).value_or(CS.LockOffset)).substr(1);
+    D += "static RCL_SECTION_INLINE int " + Name + "(void *rcl_arg)" + NL + "{" + NL;
+    // The cast: C++-compatible C (GCC's -Wc++-compat) converts no void * implicitly.
     if (HasContext)
-        D += Unit + StructName + " *rcl_ctx = rcl_arg;\n";
+        D += In + StructName + " *rcl_ctx = (" + StructName + " *)rcl_arg;" + NL;
     else
-        D += Unit + "(void)rcl_arg;\n";
+        D += In + "(void)rcl_arg;" + NL;
     for (const Capture &C : CS.Captures)
         if (C.Kind == CaptureKind::ByValue)
-            D += Unit + *declaration(C.Var->getType(), C.Var->getName(), Ctx) + " = rcl_ctx->" +
-                 C.Field + ";\n";
-    D += lineDirective(Text.line(CS.Body.Begin)).empty()
-             ? ""
-             : lineDirective(Text.line(CS.Body.Begin)).substr(1);
+            D += In + *declaration(C.Var->getType(), C.Var->getName(), Ctx) + " = rcl_ctx->" +
+                 C.Field + ";" + NL;
+    if (AfterLock) {
+        std::vector<std::string> Fields;
+        for (unsigned I = 0; I < AfterLock->Wrapper->getNumParams(); ++I)
+            Fields.push_back("rcl_ctx->rcl_lock_arg" + std::to_string(I));
+        D += In + wrapperPartName(AfterLock->Wrapper, WrapperPart::AfterLock) + "(" +
+             joinArguments(Fields) + ");" + NL;
+    }
+    D += lineDirective(CS.Body.Begin);
     std::string BodyText = reindent(*Body, Indent, Unit);
     // The body starts with the rest of the lock's line: usually just its newline.
     if (!LineDirectives && StringRef(BodyText).starts_with("\n")) BodyText.erase(0, 1);
     D += BodyText;
-    if (!CS.FinalUnlock) D += "\n" + Unit + "return 0;";
-    D += "\n}\n";
+    if (LineDirectives) {
+        D += lineDirective(CS.Body.End) + (CS.FinalUnlock ? "}\n" : "return 0; }\n");
+    } else {
+        if (!CS.FinalUnlock) D += "\n" + Unit + "return 0;";
+        D += "\n}\n";
+    }
     for (const auto &[From, To] : CS.MacroRenames)
         D += "#pragma pop_macro(\"" + From + "\")\n";
     D += "\n";
 
-    // The call site.
+    // The call site (with LineDirectives on the lock's line, but for the exits' tails).
     std::string &C = Out.CallSite;
-    std::string In1 = Indent.str() + Unit;
-    if (!CS.CallSitePrefix.empty()) C += CS.CallSitePrefix + "\n" + Indent.str();
+    std::string In1 = LineDirectives ? "" : Indent.str() + Unit;
+    std::string Next = LineDirectives ? " " : "\n" + Indent.str();
+    if (!CS.CallSitePrefix.empty()) C += CS.CallSitePrefix + Next;
     for (const Hoist &H : CS.Hoists) {
         if (H.MovesWhole) {
             if (H.EmitsText)
                 C += "/* rcl: declared in the critical section, used after it */ " +
-                     Text.text(H.Decl).str() + "\n" + Indent.str();
+                     Text.text(H.Decl).str() + Next;
             continue;
         }
         std::optional<std::string> Decl =
@@ -269,8 +375,7 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
             Why = "the type of '" + H.Var->getNameAsString() + "' cannot be named";
             return std::nullopt;
         }
-        C += "/* rcl: declared in the critical section, used after it */ " + *Decl + ";\n" +
-             Indent.str();
+        C += "/* rcl: declared in the critical section, used after it */ " + *Decl + ";" + Next;
     }
     // The lock call's arguments as written (through a wrapper: `&(&L)->mutex`,
     // `&item_locks[(hv) & ...]`, `rcl_mutex_of_item_lock(hv)`).
@@ -288,20 +393,40 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         UnlockName = CS.UnlockCall->getDirectCallee()->getName().str();
         Getter = remoteMutexGetter(CS.Mutex.Remote, UnlockName);
     }
-    std::string LockExpr = Getter.empty() ? mutexExpression(CS.Mutex, Args, Ctx)
-                                          : Getter + "(" + joinArguments(Args) + ")";
-    C += "{\n";
+    std::string LockExpr = Getter.empty() ? mutexExpression(CS.Mutex, Args, Ctx) : "rcl_mutex";
+    // A C11 mutex is the pthread mutex it is made of (rcl/threads.h).
+    if (const Expr *M = CS.Mutex.Through ? CS.Mutex.Through : CS.Mutex.Operand;
+        Getter.empty() && M && isC11Mutex(M->getType())) {
+        LockExpr = "(pthread_mutex_t *)(" + LockExpr + ")";
+        Out.C11 = true;
+    }
+    for (const TextEdit &E : CS.BodyEdits)
+        Out.C11 |= StringRef(E.Text).starts_with("rcl_cnd_");
+    for (const auto &[From, To] : CS.MacroRenames)
+        Out.C11 |= StringRef(To).starts_with("rcl_cnd_");
+    // Generated statements end the line only without LineDirectives.
+    const std::string End = LineDirectives ? " " : "\n";
+    C += "{" + End;
+    if (BeforeLock)
+        C += In1 + wrapperPartName(BeforeLock->Wrapper, WrapperPart::BeforeLock) + "(" +
+             joinArguments(LockArgs) + ");" + End;
     std::string CtxArg = "(void *)0";
     if (HasContext) {
         C += In1 + StructName + " rcl_ctx = {";
         bool First = true;
+        if (AfterLock)
+            for (unsigned I = 0; I < LockArgs.size(); ++I) {
+                C += First ? " " : ", ";
+                First = false;
+                C += ".rcl_lock_arg" + std::to_string(I) + " = " + LockArgs[I];
+            }
         for (const Capture &Cap : CS.Captures) {
             C += First ? " " : ", ";
             First = false;
             C += "." + Cap.Field + " = " + (Cap.Kind == CaptureKind::ByPointer ? "&" : "") +
                  Cap.Var->getNameAsString();
         }
-        C += " };\n";
+        C += " };" + End;
         CtxArg = "&rcl_ctx";
     }
     // A context travels by copy (rcl_delegate_ctx): the section only reads its by-value fields
@@ -323,54 +448,91 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         unsigned Differ = 0;
         for (unsigned I : differingArguments(CS.LockCall, CS.UnlockCall, Ctx))
             Differ |= 1u << std::min(I, 31u);
-        std::string Test = Getter;
+        // The getter may be absent (weak) or return null (a chain whose inner getter is
+        // absent, a condition that does not hold): then it runs under the wrappers.
+        std::string Test = "(rcl_mutex = " + Getter + " ? " + Getter + "(" + joinArguments(Args) +
+                           ") : (pthread_mutex_t *)0)";
         if (Differ)
-            Test = "(" + Getter + " && !(" + remoteMutexParameters(CS.Mutex.Remote, UnlockName) +
+            Test = "(" + Test + " && !(" + remoteMutexParameters(CS.Mutex.Remote, UnlockName) +
                    " & " + std::to_string(Differ) + "u))";
-        C += In1 + "int rcl_local_result;\n";
+        C += In1 + "int rcl_local_result;" + End;
+        C += In1 + "pthread_mutex_t *rcl_mutex;" + End;
         Call = "(" + Test + " ? " + Call + " : (" + CS.Mutex.Remote + "(" + joinArguments(Args) +
                "), rcl_local_result = " + Name + "(" + CtxArg + "), " + Unlock +
                ", rcl_local_result))";
+    }
+    // An optional lock (a condition in the section, `if (f->thlock) lock(f->thlock);`, or in
+    // its wrapper, `if (pcm->lock_enabled) ...`): delegated when the condition holds, run in
+    // place, without any lock, when not, as the original did.
+    std::vector<std::string> Conditions;
+    if (CS.Mutex.Guard) Conditions.push_back(argumentText(CS.Mutex.Guard));
+    if (CS.Mutex.WrapperGuard) Conditions.push_back(wrapperGuardExpression(CS.Mutex, Args, Ctx));
+    if (!Conditions.empty()) {
+        std::string Test;
+        for (const std::string &T : Conditions)
+            Test += (Test.empty() ? "(" : " && (") + T + ")";
+        Call = "(" + Test + " ? " + Call + " : " + Name + "(" + CtxArg + "))";
     }
     std::vector<const Exit *> Dispatch;
     for (const Exit &E : CS.Exits)
         if (E.Number != 0) Dispatch.push_back(&E);
     auto tailText = [&](const Exit &E, StringRef To) {
-        if (!E.Jump.empty()) return To.str() + E.Jump + "\n";
+        if (!E.Jump.empty()) return To.str() + E.Jump + End;
         if (!E.Tail) return std::string();
-        if (LineDirectives)
-            return lineDirective(Text.line(E.Tail->Begin)) +
-                   std::string(Text.column(E.Tail->Begin) - 1, ' ') + Text.text(*E.Tail).str() +
-                   "\n";
+        if (LineDirectives) // the tail on its own lines, then back on the lock's line
+            return lineDirective(E.Tail->Begin) + std::string(Text.column(E.Tail->Begin) - 1, ' ') +
+                   Text.text(*E.Tail).str() + lineDirective(CS.LockOffset);
         return dedent(Text.text(*E.Tail), To) + "\n";
     };
+    // The unlock wrapper's statements after its unlock run once the delegation returned, before
+    // whatever the section's exit continues with.
+    std::string After;
+    if (AfterUnlock) {
+        std::vector<std::string> UnlockArgs;
+        for (const Expr *Arg : CS.UnlockCall->arguments())
+            UnlockArgs.push_back(argumentText(Arg));
+        After = In1 + wrapperPartName(AfterUnlock->Wrapper, WrapperPart::AfterUnlock) + "(" +
+                joinArguments(UnlockArgs) + ");" + End;
+    }
     if (Dispatch.empty()) {
-        C += In1 + Call + ";\n";
-    } else if (Dispatch.size() == 1 && CS.EndsByExit) {
-        C += In1 + Call + ";\n";
-        C += tailText(*Dispatch[0], In1);
-    } else if (Dispatch.size() == 1) {
-        C += In1 + "if (" + Call + " == " + std::to_string(Dispatch[0]->Number) + ") {\n";
-        C += tailText(*Dispatch[0], In1 + Unit);
-        C += In1 + "}\n";
-    } else {
-        // An if chain, not a switch: a tail's `break` must still leave the user's loop.
-        C += In1 + "int rcl_exit = " + Call + ";\n";
+        C += In1 + Call + ";" + End + After;
+    } else if (!After.empty()) {
+        C += In1 + "int rcl_exit = " + Call + ";" + End + After;
         for (size_t I = 0; I < Dispatch.size(); ++I) {
             if (I + 1 == Dispatch.size() && CS.EndsByExit)
-                C += " else {\n";
+                C += I == 0 ? In1 + "{" + End : " else {" + End;
             else
                 C += (I == 0 ? In1 + "if" : std::string(" else if")) +
-                     " (rcl_exit == " + std::to_string(Dispatch[I]->Number) + ") {\n";
+                     " (rcl_exit == " + std::to_string(Dispatch[I]->Number) + ") {" + End;
             C += tailText(*Dispatch[I], In1 + Unit);
             C += In1 + "}";
         }
-        C += "\n";
+        C += End;
+    } else if (Dispatch.size() == 1 && CS.EndsByExit) {
+        C += In1 + Call + ";" + End;
+        C += tailText(*Dispatch[0], In1);
+    } else if (Dispatch.size() == 1) {
+        C += In1 + "if (" + Call + " == " + std::to_string(Dispatch[0]->Number) + ") {" + End;
+        C += tailText(*Dispatch[0], In1 + Unit);
+        C += In1 + "}" + End;
+    } else {
+        // An if chain, not a switch: a tail's `break` must still leave the user's loop.
+        C += In1 + "int rcl_exit = " + Call + ";" + End;
+        for (size_t I = 0; I < Dispatch.size(); ++I) {
+            if (I + 1 == Dispatch.size() && CS.EndsByExit)
+                C += " else {" + End;
+            else
+                C += (I == 0 ? In1 + "if" : std::string(" else if")) +
+                     " (rcl_exit == " + std::to_string(Dispatch[I]->Number) + ") {" + End;
+            C += tailText(*Dispatch[I], In1 + Unit);
+            C += In1 + "}";
+        }
+        C += End;
     }
-    C += Indent.str() + "}";
+    C += (LineDirectives ? "" : Indent.str()) + "}";
+    if (!CS.CallSiteSuffix.empty()) C += " " + CS.CallSiteSuffix;
     if (LineDirectives)
-        C += lineDirective(Text.line(CS.Whole.End)) +
-             std::string(Text.column(CS.Whole.End) - 1, ' ');
+        C += lineDirective(CS.Whole.End) + std::string(Text.column(CS.Whole.End) - 1, ' ');
     return Out;
 }
 

@@ -11,6 +11,8 @@ namespace rcl {
 struct EmittedSection {
     std::string Definition; ///< context struct + static function, inserted before the function
     std::string CallSite;   ///< replaces CriticalSection::Whole
+    /// It uses C11's mtx_t or cnd_t: the file needs rcl/threads.h rather than rcl/rcl.h.
+    bool C11 = false;
 };
 
 /// Turns an analysed critical section into text: a context struct, a `static int` function
@@ -26,11 +28,13 @@ class SectionEmitter {
     /// The emitted text, or a refusal reason when some type cannot be written out.
     std::optional<EmittedSection> emit(const CriticalSection &CS, std::string &Why) const;
 
-    /// The copy of an unlock wrapper's statements before its unlock, as a static function
-    /// (effectsFunctionName) with the wrapper's parameters, to insert before the first
-    /// function whose converted section unlocks through it; nothing with Why set when the
-    /// wrapper is not written out in the file.
+    /// A copy of some statements of a wrapper's body (WrapperSummary::Before or After), as a
+    /// static function Name with the wrapper's parameters, to insert before the first function
+    /// whose converted section needs it (What says when they run, for its comment); nothing
+    /// with Why set when a statement is not written out in the file.
     std::optional<std::string> effectsFunction(const clang::FunctionDecl *Wrapper,
+                                               const std::vector<const clang::Stmt *> &Statements,
+                                               llvm::StringRef Name, llvm::StringRef What,
                                                std::string &Why) const;
 
     /// The declarations of a declared wrapper pair's mutex getter (remoteMutexGetter), with the
@@ -48,10 +52,19 @@ class SectionEmitter {
     /// not use cast to void) and the mask of the parameters it uses.
     std::optional<std::string> getterDefinition(const clang::FunctionDecl *LockWrapper,
                                                 llvm::StringRef UnlockWrapper,
-                                                const clang::Expr *Mutex) const;
+                                                const clang::Expr *Mutex,
+                                                const clang::Expr *Guard = nullptr) const;
+    /// The same for a chain pair (LockApi::pairChain): the getter returns what the inner pair's
+    /// getter (declared weak) returns for the inner call's arguments, null where it is absent.
+    std::optional<std::string> chainGetterDefinition(const clang::FunctionDecl *LockWrapper,
+                                                     llvm::StringRef UnlockWrapper,
+                                                     const clang::CallExpr *Inner,
+                                                     llvm::StringRef InnerUnlock) const;
 
-    /// `#line N "file"` on its own line (empty unless LineDirectives).
-    std::string lineDirective(unsigned Line) const;
+    /// `#line N "file"` on its own line (empty unless LineDirectives), naming the presumed
+    /// place of the text at Offset: its line, and its file as the command names it or as the
+    /// file's own #line directives name it (generated code).
+    std::string lineDirective(unsigned Offset) const;
 
   private:
     /// A call argument for the call site: as written, or printed from the AST when a macro

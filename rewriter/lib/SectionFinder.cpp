@@ -1,5 +1,6 @@
 //===- SectionFinder.cpp - pair lock calls with their unlocks ---------------===//
 #include "SectionFinder.h"
+#include "ResultCheck.h"
 #include "StmtWalk.h"
 
 #include "clang/AST/ParentMapContext.h"
@@ -11,32 +12,23 @@ using namespace clang;
 
 namespace rcl {
 
-namespace {
-
-bool isNoReturnCall(const Stmt *S) {
-    const auto *E = dyn_cast<Expr>(S);
-    if (!E) return false;
-    const auto *Call = dyn_cast<CallExpr>(E->IgnoreParenCasts());
-    if (!Call) return false;
-    const FunctionDecl *Callee = Call->getDirectCallee();
-    return Callee && Callee->isNoReturn();
-}
-
-} // namespace
-
 void SectionFinder::storeSuccess(CriticalSection &CS, const Stmt *LockStmt, const VarDecl *Var) {
     if (const auto *Decl = dyn_cast<DeclStmt>(LockStmt)) {
         // `int rc = pthread_mutex_lock(&m);` -> `int rc = 0;`
         std::optional<TextRange> Whole = Text.statement(Decl);
         std::optional<unsigned> Init = Text.expansionOffset(Var->getInit()->getBeginLoc());
         if (!Whole || !Init || *Init <= Whole->Begin || *Init >= Whole->End) {
-            CS.Refused = refuse(insideMacro(LockStmt->getBeginLoc()), LockStmt->getBeginLoc());
+            CS.Refused =
+                refuseInMacro(insideMacro(LockStmt->getBeginLoc()), LockStmt->getBeginLoc());
             return;
         }
-        CS.CallSitePrefix = Text.code().slice(Whole->Begin, *Init).str() + "0;";
+        // `(void)rc;`: where the dropped check was rc's only use, -Wunused-variable (and
+        // -Wunused-but-set-variable for an assignment) would fail a -Werror build.
+        CS.CallSitePrefix = Text.code().slice(Whole->Begin, *Init).str() + "0; (void)" +
+                            Var->getNameAsString() + ";";
         return;
     }
-    CS.CallSitePrefix = Var->getNameAsString() + " = 0;";
+    CS.CallSitePrefix = Var->getNameAsString() + " = 0; (void)" + Var->getNameAsString() + ";";
 }
 
 const CallExpr *SectionFinder::checkedLock(const Stmt *S) const {
@@ -52,19 +44,24 @@ const CallExpr *SectionFinder::checkedUnlock(const Stmt *S) const {
 void SectionFinder::noteDroppedCheck(CriticalSection &CS, const CallExpr *Call,
                                      const VarDecl *Stored) const {
     bool Lock = Api.classify(Call) == LockOp::Lock;
-    CS.Notes.push_back({"drops the check of " + Call->getDirectCallee()->getNameAsString() +
-                            "'s result (line " + std::to_string(lineOf(Call->getBeginLoc())) +
-                            "): a delegated " + (Lock ? "lock" : "unlock") +
-                            " does not fail the way a plain one can (the runtime " +
-                            (Lock ? "takes" : "releases") +
-                            " the mutex itself), so only the success path remains" +
-                            (Stored ? "; '" + Stored->getNameAsString() +
-                                          "' is set to 0, what a successful lock returns"
-                                    : std::string()),
-                        Call->getBeginLoc()});
+    CS.Notes.push_back(
+        {"drops the check of " + Call->getDirectCallee()->getNameAsString() + "'s result (line " +
+             std::to_string(lineOf(Call->getBeginLoc())) + "): a delegated " +
+             (Lock ? "lock" : "unlock") + " does not fail the way a plain one can (the runtime " +
+             (Lock ? "takes" : "releases") +
+             " the mutex itself), so only the success path remains" +
+             (Stored ? "; '" + Stored->getNameAsString() + "' is set to 0, what a successful " +
+                           (Lock ? "lock" : "unlock") + " returns"
+                     : std::string()),
+         Call->getBeginLoc()});
 }
 
 const CallExpr *SectionFinder::storedLock(const Stmt *S, const VarDecl *&Var) const {
+    return storedOperation(S, LockOp::Lock, Var);
+}
+
+const CallExpr *SectionFinder::storedOperation(const Stmt *S, LockOp Op,
+                                               const VarDecl *&Var) const {
     // `rc = pthread_mutex_lock(&m);` or `int rc = pthread_mutex_lock(&m);`, rc a local integer.
     const Expr *Value = nullptr;
     if (const auto *Assign = dyn_cast<BinaryOperator>(S);
@@ -80,8 +77,7 @@ const CallExpr *SectionFinder::storedLock(const Stmt *S, const VarDecl *&Var) co
         Var->getType().isVolatileQualified())
         return nullptr;
     const auto *Call = dyn_cast<CallExpr>(Value->IgnoreParenImpCasts());
-    if (!Call || Api.classify(Call) != LockOp::Lock || !Call->getType()->isIntegerType())
-        return nullptr;
+    if (!Call || Api.classify(Call) != Op || !Call->getType()->isIntegerType()) return nullptr;
     return Call;
 }
 
@@ -176,6 +172,13 @@ std::optional<TextRange> SectionFinder::operationRange(const Stmt *S, const Stmt
 }
 
 bool SectionFinder::isOperationOn(const Stmt *S, LockOp Op, MutexRef Mutex) const {
+    if (Mutex.Guard) {
+        // An optional lock's operations are all written under its condition.
+        const Expr *Guard = nullptr;
+        const CallExpr *Call = Api.guardedOperationStatement(S, Guard);
+        return Call && Api.classify(Call) == Op && sameLvalue(Guard, Mutex.Guard, Ctx) &&
+               sameMutex(Api.mutexOf(Call, Op), Mutex, Ctx);
+    }
     const CallExpr *Call = Api.asOperationStatement(S);
     if (!Call && Op == LockOp::Unlock) Call = checkedUnlock(S);
     return Call && Api.classify(Call) == Op && sameMutex(Api.mutexOf(Call, Op), Mutex, Ctx);
@@ -193,7 +196,7 @@ void SectionFinder::collectCalls(const Stmt *S, LockOp Op, MutexRef Mutex,
 bool SectionFinder::fallsThrough(const Stmt *S, const MutexRef *Released) const {
     if (!S) return true;
     if (isa<ReturnStmt, BreakStmt, ContinueStmt, GotoStmt, IndirectGotoStmt>(S)) return false;
-    if (isNoReturnCall(S)) return false;
+    if (isNeverReturningCall(S)) return false;
     if (Released && isOperationOn(S, LockOp::Unlock, *Released)) return false;
     if (const auto *Block = dyn_cast<CompoundStmt>(S)) {
         for (const Stmt *Child : Block->body())
@@ -232,17 +235,28 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
             const CallExpr *Call = Api.asOperationStatement(Labelled);
             bool Checked = false;
             const VarDecl *Stored = nullptr;
+            const Expr *Guard = nullptr;
             unsigned Skip = 0;
             if (!Call && (Call = checkedLock(Labelled))) Checked = true;
+            // `if (f->thlock) apr_thread_mutex_lock(f->thlock);`: an optional lock.
+            if (!Call && (Call = Api.guardedOperationStatement(Labelled, Guard, &Checked)) &&
+                Api.classify(Call) != LockOp::Lock) {
+                Call = nullptr;
+                Guard = nullptr;
+                Checked = false;
+            }
             if (!Call && (Call = storedLock(Labelled, Stored)) && Index + 1 < Block->size()) {
                 // `rc = pthread_mutex_lock(&m); if (rc) return rc;`: the check goes too.
-                const auto *Tested =
-                    dyn_cast_or_null<DeclRefExpr>(failureTest(Block->body_begin()[Index + 1]));
-                if (Tested && Tested->getDecl() == Stored) Skip = 1;
+                ResultSource Src{{}, Stored};
+                if (falseOnSuccess(conditionWithoutElse(Block->body_begin()[Index + 1]), Src) &&
+                    !Src.Call)
+                    Skip = 1;
             }
-            if (Call && Api.classify(Call) == LockOp::Lock) {
+            // A macro's `do { if (G) lock(m); } while (0)` started a section in the enclosing
+            // block already: its inner block does not start another.
+            if (Call && Api.classify(Call) == LockOp::Lock && !Starts.count(Call)) {
                 Starts.insert(Call);
-                Sections.push_back(build(Fn, Block, Index, Call, Labelled, Skip));
+                Sections.push_back(build(Fn, Block, Index, Call, Labelled, Skip, Guard));
                 CriticalSection &CS = Sections.back();
                 if (Stored && !CS.Refused) storeSuccess(CS, Labelled, Stored);
                 if ((Checked || Stored) && !CS.Refused) noteDroppedCheck(CS, Call, Stored);
@@ -304,10 +318,10 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
             else
                 // `for (i = 0; i ? (unlock(&m), 0) : (lock(&m), 1); i = 1)`: a synchronized
                 // block macro; its lock and unlock are operands of expressions.
-                Site.Why =
-                    refuse("the lock is taken inside an expression" +
-                               macroNote(Call->getBeginLoc()) + ", not as a statement of a block",
-                           Site.Loc);
+                Site.Why = refuseInMacro("the lock is taken inside an expression" +
+                                             macroNote(Call->getBeginLoc()) +
+                                             ", not as a statement of a block",
+                                         Site.Loc);
         }
         Others.push_back(std::move(Site));
     });
@@ -447,7 +461,7 @@ std::optional<CriticalSection> SectionFinder::syncBlock(const FunctionDecl *Fn, 
 
 CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt *Block,
                                      unsigned LockIndex, const CallExpr *LockCall,
-                                     const Stmt *LockStmtNode, unsigned Skip) {
+                                     const Stmt *LockStmtNode, unsigned Skip, const Expr *Guard) {
     CriticalSection CS;
     CS.Function = Fn;
     CS.Block = Block;
@@ -455,6 +469,7 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
     CS.FirstIndex = LockIndex + 1 + Skip;
     CS.LockCall = LockCall;
     CS.Mutex = Api.mutexOf(LockCall, LockOp::Lock);
+    CS.Mutex.Guard = Guard;
     CS.LockName = lockName(CS.Mutex, Ctx);
     CS.LockOffset = Text.expansionOffset(LockCall->getBeginLoc()).value_or(0);
     SourceLocation Where = LockCall->getBeginLoc();
@@ -483,7 +498,8 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
                 if (!At || *At >= CS.FinalUnlock->Begin) CS.FinalUnlock.reset();
             }
             if (!CS.FinalUnlock) {
-                CS.Refused = refuse(insideMacro(Unlock->getBeginLoc()), Unlock->getBeginLoc());
+                CS.Refused =
+                    refuseInMacro(insideMacro(Unlock->getBeginLoc()), Unlock->getBeginLoc());
                 return CS;
             }
             if (const CallExpr *Checked = checkedUnlock(Unlock)) {
@@ -494,12 +510,64 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
             }
             break;
         }
+        // `ret = pthread_mutex_unlock(&m);` (or `int ret = ...;`), ret a local integer, possibly
+        // checked by the next statement: the section's last unlock; the call site then sets
+        // ret to 0, what a successful unlock returns.
+        if (const VarDecl *Stored = nullptr; S == Unlock && !CS.Mutex.Guard) {
+            const CallExpr *Call = storedOperation(S, LockOp::Unlock, Stored);
+            if (Call && sameMutex(Api.mutexOf(Call, LockOp::Unlock), CS.Mutex, Ctx)) {
+                std::optional<TextRange> Range = Text.statement(S);
+                unsigned End = K;
+                ResultSource Src({}, Stored);
+                if (K + 1 < Block->size() &&
+                    falseOnSuccess(conditionWithoutElse(Block->body_begin()[K + 1]), Src) &&
+                    !Src.Call)
+                    if (std::optional<TextRange> Check = Text.statement(Block->body_begin()[K + 1]);
+                        Check && Range) {
+                        Range->End = Check->End;
+                        End = K + 1;
+                    }
+                if (!Range) {
+                    CS.Refused = refuseInMacro(insideMacro(S->getBeginLoc()), S->getBeginLoc());
+                    return CS;
+                }
+                Last = End;
+                CS.FinalUnlock = Range;
+                // `(void)ret;`: where the dropped check was its only use (-Wunused-variable).
+                CS.CallSiteSuffix =
+                    (isa<DeclStmt>(S)
+                         ? Text.code()
+                               .slice(Range->Begin,
+                                      Text.expansionOffset(Stored->getInit()->getBeginLoc())
+                                          .value_or(Range->Begin))
+                               .str()
+                         : Stored->getNameAsString() + " = ") +
+                    "0; (void)" + Stored->getNameAsString() + ";";
+                noteDroppedCheck(CS, Call, Stored);
+                break;
+            }
+        }
         std::vector<const CallExpr *> Unlocks;
         collectCalls(S, LockOp::Unlock, CS.Mutex, Unlocks);
         if (!Unlocks.empty() && !fallsThrough(S, &CS.Mutex)) {
             Last = K;
             break;
         }
+    }
+    if (!Last && CS.Mutex.Guard) {
+        // Released without the condition it was taken under (or not at all in this block).
+        std::vector<const CallExpr *> Unlocks;
+        for (unsigned K = CS.FirstIndex; K < Block->size(); ++K)
+            collectCalls(Block->body_begin()[K], LockOp::Unlock, CS.Mutex, Unlocks);
+        for (const CallExpr *U : Unlocks)
+            if (!guardedUnlock(CS, U)) {
+                CS.Refused = refuse(
+                    "the lock is taken only under a condition (line " +
+                        std::to_string(lineOf(Guard->getBeginLoc())) + ") and released at line " +
+                        std::to_string(lineOf(U->getBeginLoc())) + " without that condition",
+                    U->getBeginLoc());
+                return CS;
+            }
     }
     if (!Last) {
         if (std::optional<unsigned> Loop = workerLoop(CS, Block))
@@ -528,7 +596,7 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
             LockStmt.reset();
     }
     if (!LockStmt || !LastStmt || LastStmt->End <= LockStmt->End) {
-        CS.Refused = refuse(insideMacro(Where), Where);
+        CS.Refused = refuseInMacro(insideMacro(Where), Where);
         return CS;
     }
     CS.Whole = {LockStmt->Begin, LastStmt->End};
@@ -539,10 +607,12 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
         // that macro use, provided nothing else comes from the same expansion.
         std::optional<TextRange> R = K == *Last ? LastStmt : operationRange(S, Block);
         if (R && isa<NullStmt>(S)) continue;
+        // A stored unlock and its check are one final unlock.
+        if (R && K < *Last && CS.FinalUnlock && CS.FinalUnlock->contains(R->Begin)) continue;
         if (!R || !CS.Whole.contains(*R) || R->Begin < LockStmt->End ||
             (K < *Last && R->End > LastStmt->Begin)) {
-            CS.Refused = refuse(insideMacro(Block->body_begin()[K]->getBeginLoc()),
-                                Block->body_begin()[K]->getBeginLoc());
+            CS.Refused = refuseInMacro(insideMacro(Block->body_begin()[K]->getBeginLoc()),
+                                       Block->body_begin()[K]->getBeginLoc());
             return CS;
         }
     }
@@ -587,6 +657,7 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
     for (unsigned K = CS.FirstIndex; K <= *Last; ++K)
         collectCalls(Block->body_begin()[K], LockOp::Unlock, CS.Mutex, Unlocks);
     CS.UnlockCall = Unlocks.empty() ? nullptr : Unlocks.front();
+    if (!noteWrapperParts(CS, Unlocks)) return CS;
     // A pair defined in another unit: where that unit has no getter the section runs between
     // the lock call and CS.UnlockCall, so every path must release through that same call.
     if (!CS.Mutex.Remote.empty())
@@ -678,6 +749,74 @@ std::string SectionFinder::unpairedUnlock(const CriticalSection &CS,
     return Out;
 }
 
+const Stmt *SectionFinder::guardedUnlock(const CriticalSection &CS, const CallExpr *Unlock) const {
+    // The call, braced or not, possibly checked (`if (G) MHD_mutex_unlock_chk_(m);`, a macro's
+    // `do { if (!unlock(m)) panic(); } while (0)`), under `if (G)`, possibly in a macro's
+    // `do { ... } while (0)`: the closest enclosing statement that is that guarded unlock.
+    const Expr *Guard = nullptr;
+    const Stmt *Up = parent(Unlock);
+    for (unsigned Depth = 0; Up && Up != CS.Block && Depth < 12; ++Depth, Up = parent(Up))
+        if (isa<IfStmt>(Up) && Api.guardedOperationStatement(Up, Guard) == Unlock) break;
+    if (!Up || Up == CS.Block || !isa<IfStmt>(Up) || !sameLvalue(Guard, CS.Mutex.Guard, Ctx))
+        return nullptr;
+    const Stmt *Out = Up;
+    const Stmt *Braces = parent(Up);
+    if (const auto *Block = dyn_cast_or_null<CompoundStmt>(Braces); Block && Block->size() == 1)
+        if (const auto *Do = dyn_cast_or_null<DoStmt>(parent(Block));
+            Do && Api.guardedOperationStatement(Do, Guard) == Unlock)
+            Out = Do;
+    return Out;
+}
+
+bool SectionFinder::noteWrapperParts(CriticalSection &CS,
+                                     const std::vector<const CallExpr *> &Unlocks) {
+    auto definedBefore = [&](const FunctionDecl *Wrapper, const CallExpr *Call, StringRef Kind) {
+        // The copies go before the section's function: the wrapper must be written in this
+        // file before it (all it uses is declared there).
+        std::optional<unsigned> End = Text.offset(Wrapper->getEndLoc());
+        std::optional<unsigned> FunctionAt = Text.expansionOffset(CS.Function->getBeginLoc());
+        if (End && FunctionAt && *End < *FunctionAt) return true;
+        CS.Refused = refuse(Kind.str() + " wrapper '" + Wrapper->getNameAsString() +
+                                "' does more than " + Kind.str() +
+                                " its first argument, and its definition is not written in this "
+                                "file before '" +
+                                CS.Function->getNameAsString() + "'",
+                            Call->getBeginLoc());
+        return false;
+    };
+    if (CS.Mutex.Remote.empty())
+        if (const FunctionDecl *Def = CS.LockCall->getDirectCallee()->getDefinition();
+            Def && Api.pairOf(Def->getName())) {
+            WrapperSummary S = Api.summary(Def, LockOp::Lock);
+            if (S.hasEffects() && !definedBefore(Def, CS.LockCall, "lock")) return false;
+            if (!S.Before.empty()) CS.Parts.push_back({Def, WrapperPart::BeforeLock});
+            if (!S.After.empty()) CS.Parts.push_back({Def, WrapperPart::AfterLock});
+        }
+    // An unlock wrapper's statements after its unlock run once the delegation returned: every
+    // path must release through that same call.
+    for (const CallExpr *U : Unlocks) {
+        const FunctionDecl *Def = U->getDirectCallee()->getDefinition();
+        if (!Def || !Api.pairOf(Def->getName()) || !CS.Mutex.Remote.empty()) continue;
+        WrapperSummary S = Api.summary(Def, LockOp::Unlock);
+        if (S.After.empty()) continue;
+        if (!definedBefore(Def, U, "unlock")) return false;
+        for (const CallExpr *Other : Unlocks)
+            if (!sameCall(Other, U, Ctx)) {
+                CS.Refused = refuse("unlock wrapper '" + Def->getNameAsString() +
+                                        "' does things after it unlocks, and the critical "
+                                        "section is also released through another unlock "
+                                        "(line " +
+                                        std::to_string(lineOf(Other->getBeginLoc())) + ")",
+                                    Other->getBeginLoc());
+                return false;
+            }
+        CS.UnlockCall = U;
+        CS.Parts.push_back({Def, WrapperPart::AfterUnlock});
+        break;
+    }
+    return true;
+}
+
 bool SectionFinder::noteEffects(CriticalSection &CS, const CallExpr *Unlock, TextRange Statement) {
     const FunctionDecl *Wrapper = Unlock ? Api.unlockEffects(Unlock) : nullptr;
     if (!Wrapper) return true;
@@ -734,6 +873,7 @@ void SectionFinder::checkDirectives(CriticalSection &CS) const {
                            : "contains a preprocessor directive (" + Directive->second +
                                  " at line " + Line + ") that would move with the critical section",
                        Text.sourceManager().getComposedLoc(Text.file(), Directive->first));
+            if (Conditional) CS.Refused->Resolve = Resolution::DropConditionals;
             return;
         }
 }
@@ -743,6 +883,8 @@ void SectionFinder::findExits(CriticalSection &CS) {
     for (unsigned K = CS.FirstIndex; K <= CS.LastIndex; ++K) {
         const Stmt *S = CS.Block->body_begin()[K];
         if (K == CS.LastIndex && CS.FinalUnlock) break;
+        std::optional<unsigned> At = Text.expansionOffset(S->getBeginLoc());
+        if (CS.FinalUnlock && At && CS.FinalUnlock->contains(*At)) break; // a stored unlock
         collectCalls(S, LockOp::Unlock, CS.Mutex, Unlocks);
     }
     unsigned NextNumber = 1;
@@ -772,14 +914,42 @@ void SectionFinder::findExits(CriticalSection &CS) {
             P = parent(Checked);
             noteDroppedCheck(CS, Unlock);
         }
+        // An optional lock's unlock: the whole `if (G) unlock;` is the exit's unlock.
+        if (CS.Mutex.Guard) {
+            const Stmt *Guarded = guardedUnlock(CS, Unlock);
+            if (!Guarded) {
+                CS.Refused = refuse("the lock is taken only under a condition (line " +
+                                        std::to_string(lineOf(CS.Mutex.Guard->getBeginLoc())) +
+                                        ") and released at line " +
+                                        std::to_string(lineOf(Unlock->getBeginLoc())) +
+                                        " without that condition",
+                                    Unlock->getBeginLoc());
+                return;
+            }
+            Node = Guarded;
+            P = parent(Guarded);
+        }
         // `#define UNLOCK_RETURN(m, v) do { pthread_mutex_unlock(m); return (v); } while (0)`:
         // the macro's use is the exit, and what follows the unlock in it runs in the caller.
         std::string Jump;
-        if (const DoStmt *Do = unlockAndLeaveMacro(Node, P, Jump)) {
+        if (const auto *Return = dyn_cast_or_null<ReturnStmt>(P);
+            Return && Return->getRetValue() &&
+            Return->getRetValue()->IgnoreParenImpCasts() == Node && !Checked) {
+            // `return pthread_mutex_unlock(&m);`: the function returns what a successful unlock
+            // returns, 0, in the caller.
+            Node = Return;
+            P = parent(Return);
+            Jump = "return 0;";
+            CS.Notes.push_back(
+                {"returns 0 where it returned " + Unlock->getDirectCallee()->getNameAsString() +
+                     "'s result (line " + std::to_string(lineOf(Unlock->getBeginLoc())) +
+                     "): what a delegated unlock, which does not fail, returns",
+                 Unlock->getBeginLoc()});
+        } else if (const DoStmt *Do = unlockAndLeaveMacro(Node, P, Jump)) {
             Node = Do;
             P = parent(Do);
         } else if (!Jump.empty()) {
-            CS.Refused = refuse(Jump, Unlock->getBeginLoc());
+            CS.Refused = refuseInMacro(Jump, Unlock->getBeginLoc());
             return;
         }
         // `l: pthread_mutex_unlock(&m);`, `default: pthread_mutex_unlock(&m);`: the label
@@ -796,8 +966,8 @@ void SectionFinder::findExits(CriticalSection &CS) {
         }
         std::optional<TextRange> NodeRange = operationRange(Node, P);
         if (!NodeRange) {
-            CS.Refused =
-                refuse("the unlock is written inside a macro expansion", Unlock->getBeginLoc());
+            CS.Refused = refuseInMacro("the unlock is written inside a macro expansion",
+                                       Unlock->getBeginLoc());
             return;
         }
         if (!noteEffects(CS, Unlock, *NodeRange)) return;
@@ -830,8 +1000,9 @@ void SectionFinder::findExits(CriticalSection &CS) {
                 if (Terminated && isa<SwitchCase, LabelStmt>(*Next)) break;
                 std::optional<TextRange> R = Text.statement(*Next);
                 if (!R) {
-                    CS.Refused = refuse("code after the unlock is written inside a macro expansion",
-                                        (*Next)->getBeginLoc());
+                    CS.Refused =
+                        refuseInMacro("code after the unlock is written inside a macro expansion",
+                                      (*Next)->getBeginLoc());
                     return;
                 }
                 if (!TailRange) TailRange = TextRange{NodeRange->End, R->End};

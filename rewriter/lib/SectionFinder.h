@@ -34,7 +34,13 @@ class SectionFinder {
   private:
     CriticalSection build(const clang::FunctionDecl *Fn, const clang::CompoundStmt *Block,
                           unsigned LockIndex, const clang::CallExpr *LockCall,
-                          const clang::Stmt *LockStmtNode, unsigned Skip = 0);
+                          const clang::Stmt *LockStmtNode, unsigned Skip = 0,
+                          const clang::Expr *Guard = nullptr);
+    /// For a section whose lock is written under a condition (MutexRef::Guard): the outermost
+    /// statement around Unlock that is that unlock under the same condition (`if (G) unlock;`,
+    /// braced, in a macro's do-while), or null.
+    const clang::Stmt *guardedUnlock(const CriticalSection &CS,
+                                     const clang::CallExpr *Unlock) const;
     void findExits(CriticalSection &CS);
     /// A synchronized-block macro's loop (CriticalSection::Sync): the section of its guarded
     /// block, or nothing when F is not one.
@@ -52,6 +58,10 @@ class SectionFinder {
     /// Records an unlock by a wrapper with effects (LockApi::unlockEffects), or refuses CS
     /// when that wrapper's statements cannot be copied before the section's function.
     bool noteEffects(CriticalSection &CS, const clang::CallExpr *Unlock, TextRange Statement);
+    /// Records what the section's lock wrapper does besides locking and its unlock wrapper after
+    /// unlocking (CriticalSection::Parts), or refuses CS when that cannot be copied before the
+    /// section's function or an unlock with such statements is not the section's only one.
+    bool noteWrapperParts(CriticalSection &CS, const std::vector<const clang::CallExpr *> &Unlocks);
     /// Refuses CS when a preprocessor directive would be cut apart or moved by the rewrite.
     void checkDirectives(CriticalSection &CS) const;
     bool isOperationOn(const clang::Stmt *S, LockOp Op, MutexRef Mutex) const;
@@ -72,6 +82,9 @@ class SectionFinder {
     /// and rc in Var. The section starts there (with the check `if (rc) fail;` right after it,
     /// when there is one); the call site sets rc to 0.
     const clang::CallExpr *storedLock(const clang::Stmt *S, const clang::VarDecl *&Var) const;
+    /// The same for an operation Op (a stored unlock ends a section).
+    const clang::CallExpr *storedOperation(const clang::Stmt *S, LockOp Op,
+                                           const clang::VarDecl *&Var) const;
     /// The call site's `rc = 0;` (or `int rc = 0;`) for a stored lock result.
     void storeSuccess(CriticalSection &CS, const clang::Stmt *LockStmt, const clang::VarDecl *Var);
     /// The unlock Node (in P) is the first statement of a macro's `do { unlock; return v; }
@@ -94,6 +107,12 @@ class SectionFinder {
     std::optional<TextRange> operationRange(const clang::Stmt *S, const clang::Stmt *Parent) const;
     Refusal refuse(std::string Reason, clang::SourceLocation Loc) const {
         return Refusal{std::move(Reason), Loc};
+    }
+    /// A refusal for code written inside a macro use, which rcl-cc's copy may expand.
+    Refusal refuseInMacro(std::string Reason, clang::SourceLocation Loc) const {
+        Refusal R{std::move(Reason), Loc};
+        R.Resolve = Resolution::ExpandMacros;
+        return R;
     }
 
     clang::ASTContext &Ctx;

@@ -102,6 +102,12 @@ std::vector<std::pair<unsigned, std::string>> SourceText::macroDirectives(TextRa
     return Out;
 }
 
+std::optional<unsigned> SourceText::firstToken(TextRange R) const {
+    std::vector<RawToken> Toks = rawTokens(R);
+    if (Toks.empty()) return std::nullopt;
+    return Toks.front().At;
+}
+
 bool SourceText::hasIdentifier(TextRange R, StringRef Name) const {
     for (const RawToken &T : rawTokens(R))
         if (T.Kind == tok::raw_identifier && T.Identifier == Name) return true;
@@ -164,8 +170,9 @@ unsigned SourceText::column(unsigned Offset) const {
 
 unsigned SourceText::lineStart(unsigned Offset) const {
     size_t NL = Code.rfind('\n', Offset);
-    if (Offset == 0 || NL == StringRef::npos) return 0;
-    return NL + 1;
+    if (Offset != 0 && NL != StringRef::npos) return NL + 1;
+    // The first line starts after a UTF-8 byte order mark: text inserted there follows it.
+    return Code.starts_with("\xEF\xBB\xBF") ? 3 : 0;
 }
 
 StringRef SourceText::indentation(unsigned Offset) const {

@@ -57,6 +57,8 @@ class SourceText {
     std::optional<std::pair<unsigned, std::string>> immovableDirective(TextRange R) const;
     /// The `#define NAME` and `#undef NAME` directives of R: (offset of the `#`, NAME).
     std::vector<std::pair<unsigned, std::string>> macroDirectives(TextRange R) const;
+    /// The offset of R's first token (comments and blanks skipped); nothing when R has none.
+    std::optional<unsigned> firstToken(TextRange R) const;
     /// Whether R's text has the identifier Name as a token (comments and strings excluded).
     bool hasIdentifier(TextRange R, llvm::StringRef Name) const;
 
@@ -72,7 +74,8 @@ class SourceText {
     unsigned column(unsigned Offset) const;
     /// The whitespace that starts the line containing Offset.
     llvm::StringRef indentation(unsigned Offset) const;
-    /// Offset of the first character of the line containing Offset.
+    /// Offset of the first character of the line containing Offset (of the first line: after
+    /// a UTF-8 byte order mark).
     unsigned lineStart(unsigned Offset) const;
     clang::FileID file() const { return File; }
     const clang::SourceManager &sourceManager() const { return SM; }

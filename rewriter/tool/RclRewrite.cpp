@@ -146,6 +146,14 @@ static cl::opt<bool> NoCompileCheck(
     cl::cat(Category));
 static cl::opt<bool> Quiet("quiet", cl::desc("Print no diagnostics and no summary"),
                            cl::cat(Category));
+static cl::opt<bool> ResolveCopy(
+    "resolve-copy",
+    cl::desc("The output is a copy compiled in place of the file and read by nobody (rcl-cc): "
+             "a section written inside a macro use, or cut by preprocessor conditionals, is "
+             "converted on the text the preprocessor made of it (the macro use expanded, the "
+             "conditionals of its function resolved), line numbers kept. Not with --in-place or "
+             "--export-fixes"),
+    cl::cat(Category));
 
 /// The exit status of a fault of the tool itself, as opposed to 1 for bad input or options
 /// (sysexits.h's EX_SOFTWARE).
@@ -316,6 +324,11 @@ int main(int argc, const char **argv) {
         errs() << "rcl-rewrite: nothing selected: use --all, --lock, --profile or --at\n";
         return 1;
     }
+    if (ResolveCopy && (InPlace || !ExportFixes.empty())) {
+        errs() << "rcl-rewrite: --resolve-copy writes a copy for the compiler only: not with "
+                  "--in-place or --export-fixes\n";
+        return 1;
+    }
     if (InPlace && !OutputDir.empty()) {
         errs() << "rcl-rewrite: --in-place and --output-dir exclude each other\n";
         return 1;
@@ -345,6 +358,7 @@ int main(int argc, const char **argv) {
     Session.Quiet = Quiet;
     Session.NoNestedLocks = NoNestedLocks;
     Session.RequireCalleeFacts = !AssumeUnknownCalleesSafe;
+    Session.ResolveCopy = ResolveCopy;
     if (!FactsDir.empty()) {
         Session.FactsDir = FactsDir;
         Session.Project.load(FactsDir);
@@ -385,6 +399,20 @@ int main(int argc, const char **argv) {
         Session.FactsOnly = false;
     }
     int Status = Tool.run(rcl::newRewriteActionFactory(Session).get());
+    // --resolve-copy: the units whose refused sections asked for it, read again on the text
+    // the preprocessor made of their macros and conditionals (CopyResolution).
+    Session.ReadingResolved = true;
+    for (auto &[Real, Resolved] : Session.Resolved) {
+        if (Status != 0) break;
+        auto Given = Session.MainFiles.find(Real);
+        if (Given == Session.MainFiles.end()) continue;
+        ClangTool Again(Compilations, {Given->second});
+        const std::string Path = getAbsolutePath(Given->second); // mapVirtualFile keeps a StringRef
+        Again.mapVirtualFile(Path, Resolved);
+        for (const ArgumentsAdjuster &A : Adjusters)
+            Again.appendArgumentsAdjuster(A);
+        Status = Again.run(rcl::newRewriteActionFactory(Session).get());
+    }
     if (Status != 0) {
         errs() << "rcl-rewrite: a translation unit did not compile; no file was changed\n";
         return Status;
@@ -410,7 +438,11 @@ int main(int argc, const char **argv) {
             errs() << "rcl-rewrite: cannot read '" << Path << "'\n";
             return 1;
         }
-        Expected<std::string> Text = applyAllReplacements((*Buffer)->getBuffer(), Edits);
+        auto Resolved = Session.Resolved.find(Path);
+        Expected<std::string> Text =
+            applyAllReplacements(Resolved != Session.Resolved.end() ? StringRef(Resolved->second)
+                                                                    : (*Buffer)->getBuffer(),
+                                 Edits);
         if (!Text) {
             errs() << "rcl-rewrite: " << toString(Text.takeError()) << "\n";
             return 1;

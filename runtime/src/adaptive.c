@@ -55,8 +55,9 @@
  *     towards: more delegation would only queue longer;
  *   - crowded (delegating would leave the lock's callers fewer CPUs than threads: the server
  *     takes one they use): a trial of the server starts at most once a second, and its
- *     confirmation lasts 50 ms as well as 4 epochs, so that its calls per second include the
- *     scheduler's turns among the threads; a losing trial costs at most ~5 % of the time. (A
+ *     confirmation lasts 50 ms, so that its calls per second include the scheduler's turns
+ *     among the threads; it is judged by calls per second alone, either way (the calls' own
+ *     times say little there: see "by_rate"); a losing trial costs at most ~5 % of the time. (A
  *     16-call exploration and 4 short epochs cannot see a client descheduled for a few ms: on
  *     kvstore at 4 threads the lock flapped 20-40 times in 1.5 s, 20-61 % delegated.) The
  *     first trial comes 50 ms after the lock was found crowded, the next ones 1 s apart and
@@ -67,14 +68,31 @@
  *     calls' times measure the wait for other threads, and a delegated wait's hand-overs of
  *     the server hide in it; its trials (both ways) are judged by calls per second alone, over
  *     the same 50 ms with the same quick abort, and trials of the server come as rarely as a
- *     crowded lock's.
+ *     crowded lock's;
+ *   - a timed trial (crowded or waiting) samples one call in RCL_SAMPLE_TRIAL, and its epochs
+ *     end after RCL_TRIAL_EPOCH_NS (with RCL_TIMED_MIN samples) as well as at 64 samples, so
+ *     its quick abort comes after 10 ms whatever the tried path's calls cost; a delegated
+ *     lock's epochs end after RCL_DELEGATED_EPOCH_NS. The calls per second a trial is judged
+ *     against are the median of the current path's last three steady epochs, and a timed
+ *     trial waits until three were measured: one slow epoch (the first,
+ *     threads starting) must not decide a run (docs/runtime.md, "Why one run decided
+ *     otherwise than the next");
+ *   - preempted (issue 31: beside busy processes, the server's CPU is contended): a
+ *     delegated epoch reads how much of the time the lock's server wanted its CPU it waited
+ *     for it (preempt.c, the kernel's schedstat); a quarter or more, with the lock's calls per
+ *     second clearly below the local path's, sends the lock home at once and holds trials of
+ *     the server for 100 ms, doubling while it recurs (up to 16 s).
  * Start: local (the original program's behaviour), with the first exploration after one epoch.
  * Mixed mode makes every mixture of local and delegated sections on one mutex correct, so a
  * decision may change at any call, and threads need not agree at any instant.
  *
  * Which calls are timed: one in RCL_ADAPTIVE_SAMPLE of each lock's calls (see tls_rand).
  * Who writes what: key, once, by the inserting thread (CAS); path by the epoch's closer (only
- * one thread closes an epoch: the one whose sample count reaches the epoch; relaxed, a hint);
+ * one thread closes an epoch -- the one whose sample count reaches the epoch, or that finds a
+ * timed epoch past its deadline, whichever takes `closing` first; relaxed, a hint), and the
+ * deadline before it (the word's store is a release, the flushing sampler's load of it an
+ * acquire: a sampler that adds to a timed epoch compares with that epoch's deadline, not with
+ * an old one long past, which would end the epoch at its fourth sample);
  * the sampling fields with atomic adds, RCL_SAMPLE_BATCH samples of one thread at a time (a
  * batch whose path changed before it went out is dropped); the decision state only by the closer;
  * with RCL_STATS, calls and delegated are counted under the mutex itself (plain increments by
@@ -88,9 +106,11 @@
  */
 #include "internal.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define RCL_ADAPTIVE_SLOTS     1024 /* locks tracked; the others run locally (unmeasured) */
 #define RCL_ADAPTIVE_SAMPLE    16   /* one call in 16 per thread is timed, */
@@ -100,11 +120,20 @@
 #define RCL_EXPLORE_EPOCH      16   /* samples of an exploration: every call is timed then */
 #define RCL_PATH_EXPLORING     2    /* path word: the current epoch explores */
 #define RCL_PATH_SETTLED       4    /* path word: sampled one call in RCL_SAMPLE_SETTLED */
-#define RCL_SAMPLE_CAP         16   /* a sample counts at most 16x the path's last estimate */
-#define RCL_EXPLORE_MAX        256  /* epochs between explorations, at most */
-#define RCL_EXPLORE_WARMUP     4    /* first calls of an exploration, not timed (see below) */
-#define RCL_SAMPLE_BATCH       8    /* samples a thread adds to the shared sums at a time */
-#define RCL_CONFIRM_EPOCHS     4    /* full epochs that must confirm an exploration's win */
+#define RCL_PATH_TIMED         8    /* path word: the epoch ends on time too (e->deadline) */
+#define RCL_PATH_TRIAL         16   /* path word: a timed trial, one call in RCL_SAMPLE_TRIAL */
+#define RCL_SAMPLE_TRIAL       4    /* a timed trial samples densely: its epochs end on time */
+#define RCL_TIMED_MIN          4    /* samples an epoch needs to end on time */
+#define RCL_TRIAL_EPOCH_NS     5000000ull  /* a timed trial's, an exploration's epochs 5 ms, */
+#define RCL_DELEGATED_EPOCH_NS 20000000ull /* a delegated lock's 20 ms (see "preempted") */
+#define RCL_PREEMPTED_PERMILLE 250         /* the server waited a quarter of its time for its CPU */
+#define RCL_PREEMPT_FIRST_NS   100000000ull   /* preempted: no trial of it for 100 ms, */
+#define RCL_PREEMPT_MAX_NS     16000000000ull /* ... doubling while it recurs, up to 16 s */
+#define RCL_SAMPLE_CAP         16  /* a sample counts at most 16x the path's last estimate */
+#define RCL_EXPLORE_MAX        256 /* epochs between explorations, at most */
+#define RCL_EXPLORE_WARMUP     4   /* first calls of an exploration, not timed (see below) */
+#define RCL_SAMPLE_BATCH       8   /* samples a thread adds to the shared sums at a time */
+#define RCL_CONFIRM_EPOCHS     4   /* full epochs that must confirm an exploration's win */
 #define RCL_CROWDED_FIRST_NS   50000000ull    /* crowded or waiting: a first trial after 50 ms, */
 #define RCL_CROWDED_TRIAL_NS   1000000000ull  /* ... then one a second, */
 #define RCL_CROWDED_TRIAL_MAX  16000000000ull /* ... or, while trials lose, down to one in 16 s */
@@ -116,21 +145,24 @@ _Static_assert(RCL__PATH_RUN == (RCL_PATH_DELEGATE | RCL_PATH_EXPLORING), "path 
 
 /* One call in how many is timed on a lock whose path word is `word` (outside explorations). */
 static inline unsigned sample_rate(uint32_t word) {
-    return word & RCL_PATH_SETTLED ? RCL_SAMPLE_SETTLED : RCL_ADAPTIVE_SAMPLE;
+    return word & RCL_PATH_TRIAL     ? RCL_SAMPLE_TRIAL
+           : word & RCL_PATH_SETTLED ? RCL_SAMPLE_SETTLED
+                                     : RCL_ADAPTIVE_SAMPLE;
 }
 
 /* One converted lock (three lines: read by every call / sampling / counted under the mutex). */
 struct rcl_lock_entry {
     /* read by every call */
     pthread_mutex_t *_Atomic key;
-    _Atomic uint32_t path; /* enum rcl_path | RCL_PATH_EXPLORING | RCL_PATH_SETTLED */
+    _Atomic uint32_t path; /* enum rcl_path | RCL_PATH_EXPLORING, _SETTLED, _TIMED, _TRIAL */
     /* sampling: atomic adds by the callers */
     _Atomic uint32_t samples __attribute__((aligned(RCL_CACHE_LINE)));
     _Atomic uint64_t sum; /* rcl_ticks() */
     _Atomic uint32_t closing;
-    _Atomic int32_t warmup;   /* calls of the current exploration still to run untimed */
-    _Atomic uint64_t callers; /* bit (thread number % 64) of each thread that sampled lately */
-    unsigned last_callers;    /* how many the closer counted over the previous window */
+    _Atomic uint64_t deadline; /* RCL_PATH_TIMED: rcl_ticks() after which the epoch may end */
+    _Atomic int32_t warmup;    /* calls of the current exploration still to run untimed */
+    _Atomic uint64_t callers;  /* bit (thread number % 64) of each thread that sampled lately */
+    unsigned last_callers;     /* how many the closer counted over the previous window */
     /* the decision: the epoch's closer only */
     struct rcl_adaptive_state st;
     uint64_t epoch_began; /* rcl_ticks() when the current epoch began (its closer) */
@@ -233,6 +265,32 @@ static bool back_off(struct rcl_adaptive_state *st, enum rcl_path other, int lea
     return true;
 }
 
+/* A steady epoch of `path` measured `wall` per sample: the path's calls per second, as the median
+ * of its last three steady epochs (of two, their mean). */
+static void note_wall(struct rcl_adaptive_state *st, enum rcl_path path, uint64_t wall) {
+    uint64_t *r = st->recent_wall[path];
+    r[2] = r[1];
+    r[1] = r[0];
+    r[0] = wall;
+    if (st->nrecent[path] < 3) st->nrecent[path]++;
+    uint64_t a = r[0], b = r[1], c = r[2];
+    st->wall[path] = st->nrecent[path] == 1   ? a
+                     : st->nrecent[path] == 2 ? (a + b) / 2
+                     : a < b                  ? (b < c   ? b
+                                                 : a < c ? c
+                                                         : a)
+                                              : (a < c   ? a
+                                                 : b < c ? c
+                                                         : b);
+}
+
+/* The path was just confirmed: what it measured before (another stint) is old news. */
+static void restart_walls(struct rcl_adaptive_state *st, enum rcl_path path, uint64_t wall) {
+    st->nrecent[path] = 0;
+    st->wall[path] = 0;
+    if (wall) note_wall(st, path, wall);
+}
+
 bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
                          const struct rcl_epoch *ep) {
     enum rcl_path other = cur == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
@@ -271,8 +329,56 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
                    ep->now_ns - st->waiting_seen_ns < RCL_CROWDED_TRIAL_NS;
     __atomic_store_n(&st->est[cur], steady ? rcl_smooth(st->est[cur], mean) : mean,
                      __ATOMIC_RELAXED);
-    if (steady && wall) st->wall[cur] = rcl_smooth(st->wall[cur], wall);
+    if (steady && wall) note_wall(st, cur, wall);
     st->epochs++;
+    /* Preempted: the lock delegates, its server waited for its CPU a quarter of the time it
+     * wanted it, and the lock's calls per second fell clearly below the local path's (by twice
+     * the margin) -- or, where this epoch or the local path has no calls per second (an
+     * exploration; a lock that went to the server at its first epoch), its calls cost no less
+     * than the local path's less the margin -- in two delegated epochs in a row (one is a
+     * blip: another process's time slice), or in an exploration of the server (a short look
+     * that finds it so need not stay). Every request then waits for the server's next turn on
+     * its CPU (beside two busy processes of the same niceness on 2 CPUs, 16x fewer sections
+     * delegated than the original's). Back to local at once, whatever was being explored or
+     * confirmed -- a delegated epoch ends after 20 ms (a trial's after 5 ms), so within ~50 ms
+     * of the server's CPU becoming contended -- and no trial of the server for 100 ms, then
+     * twice as long each time it is found preempted again (up to 16 s), as long as that keeps
+     * happening. A preempted server that still keeps the calls per second stays: with the
+     * program's threads on a slow CPU, delegating to a server that gets a quarter of a fast
+     * one may still win (asym-4, docs/results.md: with the server preempted 75-85 % of the
+     * time by other jobs, delegation made 1.3-1.6x the original's calls; a first version of the
+     * rule, which also fired when the local path's calls per second were unknown or 10 %
+     * better, kept adaptive at 0.73x of delegate there). */
+    bool preempted =
+        cur == RCL_PATH_DELEGATE && ep->preempted >= RCL_PREEMPTED_PERMILLE &&
+        (wall && st->wall[other] ? wall * 100 > st->wall[other] * (100 + 2 * RCL_ADAPTIVE_MARGIN)
+                                 : mean * 100 >= st->est[other] * (100 - RCL_ADAPTIVE_MARGIN));
+    if (cur == RCL_PATH_DELEGATE) st->preempt_hits = preempted ? st->preempt_hits + 1 : 0;
+    if (preempted && (st->preempt_hits >= 2 || st->exploring)) {
+        st->preempt_hits = 0;
+        st->exploring = false;
+        st->confirming = false;
+        if (ep->now_ns) {
+            if (st->preempt_wait_ns && ep->now_ns - st->preempt_seen_ns > 4 * st->preempt_wait_ns)
+                st->preempt_wait_ns = 0; /* long ago: start again */
+            st->preempt_wait_ns = !st->preempt_wait_ns ? RCL_PREEMPT_FIRST_NS
+                                  : st->preempt_wait_ns < RCL_PREEMPT_MAX_NS / 2
+                                      ? 2 * st->preempt_wait_ns
+                                      : RCL_PREEMPT_MAX_NS;
+            st->preempt_seen_ns = ep->now_ns;
+        }
+        st->compared_at = st->est[other];
+        /* The next trial when the wait is over, not explore_every epochs later: a burst of
+         * other jobs on the server's CPU passes (asym-4 beside other engineers' builds: a 30 ms
+         * burst kept a lock where delegation won 1.6x local for the rest of the run, its local
+         * epochs lasting 100-170 ms each). */
+        int every = st->explore_every;
+        back_off(st, other, 4);
+        st->explore_every = every < 1 ? 1 : every;
+        st->explore_in = 1;
+        st->reason = RCL_REASON_SERVER_PREEMPTED;
+        return true;
+    }
     if (st->confirming) { /* the full epochs on `cur` after its exploration won */
         st->confirm_sum += mean;
         st->confirm_wall += wall;
@@ -317,7 +423,11 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
             st->explore_in = st->explore_every;
             st->switched_at = st->epochs;
             st->compared_at = mean;
-            if (cur == RCL_PATH_DELEGATE) st->crowded_every_ns = 0; /* won: once a second again */
+            restart_walls(st, cur, wall);
+            if (cur == RCL_PATH_DELEGATE) {
+                st->crowded_every_ns = 0; /* won: once a second again */
+                st->preempt_wait_ns = 0;
+            }
             st->reason = faster(cur);
             st->switches++;
             return false; /* stay */
@@ -328,17 +438,33 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
     }
     if (st->exploring) { /* this epoch tried `cur`, coming from `other` */
         st->exploring = false;
-        /* (waiting: whatever the calls' times, a trial by calls per second) */
-        if (waiting || mean * 100 < st->est[other] * (100 - RCL_ADAPTIVE_MARGIN)) {
+        /* Waiting or crowded: whatever the calls' times, a trial by calls per second, either
+         * way. A crowded lock's per-call times say little of what the program gets: a local
+         * call waits for holders preempted by the program's own threads, a delegated one does
+         * not see its caller descheduled between calls, and the CPU-share scaling
+         * (rcl_adaptive_effective) is a guess at that. Judged by them, one unlucky trial
+         * settled a lock for the run, either way (emulated big/little, 2 threads unpinned:
+         * delegated for 1.3 s of 1.5 s in one run -- the way back was judged by the calls'
+         * times -- and in another run, where delegated calls made 7-10x the local path's calls
+         * per second, local for the whole run after an exploration whose scaled delegated
+         * calls cost 1.4x the local ones). */
+        bool by_rate = waiting || crowded;
+        if (by_rate && st->nrecent[other] < 3) {
+            /* The lock became crowded during the exploration (its first epoch saw one thread):
+             * no calls per second to judge a trial by yet (a 50 ms trial of the server
+             * without them ran at a thousandth of the local path's calls). Back, and the gate
+             * below waits for them. */
+            st->explore_in = 1;
+            return true;
+        }
+        if (by_rate || mean * 100 < st->est[other] * (100 - RCL_ADAPTIVE_MARGIN)) {
             /* stay for RCL_CONFIRM_EPOCHS full epochs, whose mean must confirm the win */
             st->confirming = true;
             st->confirm_n = 0;
             st->confirm_sum = 0;
             st->confirm_wall = 0;
-            st->by_rate = waiting;
-            st->confirm_until_ns = (cur == RCL_PATH_DELEGATE && crowded) || waiting
-                                       ? ep->now_ns + RCL_CROWDED_CONFIRM_NS
-                                       : 0;
+            st->by_rate = by_rate;
+            st->confirm_until_ns = by_rate ? ep->now_ns + RCL_CROWDED_CONFIRM_NS : 0;
             return false;
         }
         st->compared_at = st->est[other];
@@ -374,16 +500,31 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
      * it): there, delegation seldom pays (the program's threads lose a CPU), and a losing
      * trial is what costs (kvstore at 4 threads on 2 CPUs: 0.96x the original with a trial in
      * the first second of a 1 s run, 0.99x for RCL_MODE=local). */
+    /* A timed trial (crowded or waiting, either way) is judged against the current path's
+     * calls per second: not before three steady epochs measured them (their median). The first
+     * one after a start or a switch is often the slowest (threads starting, data moving):
+     * judged against it alone, a trial of the server won in one run and lost in the next (the
+     * reference's wall time per sample: 654,000 ticks in the epoch before the trial,
+     * 24,000-80,000 after). */
+    if ((crowded || waiting) && ep->now_ns && st->nrecent[cur] < 3) {
+        st->explore_in = 1;
+        return false;
+    }
     enum rcl_reason hold = RCL_REASON_NONE; /* why the server is not tried now */
     crowded = crowded && other == RCL_PATH_DELEGATE;
     waiting = waiting && other == RCL_PATH_DELEGATE;
     uint64_t last = st->trial_ns > st->crowded_since_ns ? st->trial_ns : st->crowded_since_ns;
-    if ((crowded || waiting) && ep->now_ns - last < crowded_wait(st))
+    if (other == RCL_PATH_DELEGATE && st->preempt_wait_ns && ep->now_ns &&
+        ep->now_ns - st->preempt_seen_ns < st->preempt_wait_ns)
+        hold = RCL_REASON_SERVER_PREEMPTED;
+    else if ((crowded || waiting) && ep->now_ns - last < crowded_wait(st))
         hold = waiting ? RCL_REASON_CONDITION_WAITS : RCL_REASON_CROWDED;
     else if (other == RCL_PATH_DELEGATE && ep->server_saturated)
         hold = RCL_REASON_SERVER_SATURATED;
     if (hold != RCL_REASON_NONE) {
-        st->explore_in = st->explore_every < 1 ? 1 : st->explore_every;
+        /* (preempted: looked at again at every epoch, until the wait is over) */
+        st->explore_in =
+            st->explore_every < 1 || hold == RCL_REASON_SERVER_PREEMPTED ? 1 : st->explore_every;
         st->reason = hold;
         return false;
     }
@@ -455,6 +596,88 @@ static unsigned callers_of(struct rcl_lock_entry *e) {
     return n ? n : 1;
 }
 
+/* rcl_ticks() per millisecond, measured against CLOCK_MONOTONIC between two epoch closes 10 ms
+ * or more apart (the first closes note the pair, under a small lock, until it is known); 1 GHz
+ * before that, so that a deadline comes early rather than late. */
+static uint64_t ticks_per_ms(uint64_t ticks, uint64_t ns) {
+#ifdef RCL_TICKS_ARE_NS
+    (void)ticks, (void)ns;
+    return 1000000;
+#else
+    static _Atomic uint64_t per_ms;
+    static rcl_spin_t lock;
+    static uint64_t t0, n0;
+    uint64_t v = atomic_load_explicit(&per_ms, memory_order_relaxed);
+    if (v) return v;
+    rcl_spin_lock(&lock);
+    if (!n0) {
+        t0 = ticks;
+        n0 = ns;
+    } else if (ns > n0 + 10000000 && ticks > t0) {
+        atomic_store_explicit(&per_ms, (ticks - t0) / ((ns - n0) / 1000) * 1000,
+                              memory_order_relaxed);
+    }
+    rcl_spin_unlock(&lock);
+    v = atomic_load_explicit(&per_ms, memory_order_relaxed);
+    return v ? v : 1000000;
+#endif
+}
+
+/* RCL_ADAPTIVE_LOG=FILE: one line per decision (appended with one write(2) each, so the lines
+ * of locks deciding at once do not mix). A diagnostic: what each run decided, when, and on what
+ * measures (docs/runtime.md, "Adaptive mode"). Opened by the first closer that logs. */
+static _Atomic int log_fd = -1;
+static uint64_t log_t0; /* written before log_fd is published (release) */
+
+static int log_open(void) {
+    int fd = atomic_load_explicit(&log_fd, memory_order_acquire);
+    if (fd >= 0 || !rcl_rt.cfg.adaptive_log) return fd;
+    static _Atomic bool tried;
+    if (atomic_exchange_explicit(&tried, true, memory_order_relaxed)) return -1; /* another */
+    fd = open(rcl_rt.cfg.adaptive_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        rcl_warn("RCL_ADAPTIVE_LOG: cannot open %s", rcl_rt.cfg.adaptive_log);
+        return -1;
+    }
+    log_t0 = rcl_now_ns();
+    char head[96];
+    int len = snprintf(head, sizeof head, "# t0 %llu ns (CLOCK_MONOTONIC), pid %d\n",
+                       (unsigned long long)log_t0, (int)getpid());
+    if (len > 0 && write(fd, head, (size_t)len) != len) { /* a diagnostic: never mind */
+    }
+    atomic_store_explicit(&log_fd, fd, memory_order_release);
+    return fd;
+}
+
+static const char *reason_text(enum rcl_reason r);
+
+static void log_decision(struct rcl_lock_entry *e, uint32_t word, const struct rcl_epoch *ep,
+                         uint32_t n, unsigned threads, bool confirming, uint32_t next) {
+    int fd = log_open();
+    if (fd < 0) return;
+    char line[320];
+    const struct rcl_adaptive_state *st = &e->st;
+    int len =
+        snprintf(line, sizeof line,
+                 "%.3f ms lock %ld %s%s n %u mean %llu wall %llu threads %u%s%s%s preempted %u est "
+                 "%llu/%llu -> %s%s (%s)\n",
+                 ep->now_ns > log_t0 ? (double)(ep->now_ns - log_t0) / 1e6 : 0.0, (long)(e - table),
+                 word & 1 ? "delegate" : "local",
+                 word & RCL_PATH_EXPLORING ? "+explore"
+                 : confirming              ? "+confirm"
+                                           : "",
+                 n, (unsigned long long)ep->mean, (unsigned long long)ep->wall, threads,
+                 ep->crowded ? " crowded" : "", ep->waited ? " waited" : "",
+                 ep->server_saturated ? " saturated" : "", ep->preempted,
+                 (unsigned long long)st->est[RCL_PATH_LOCAL],
+                 (unsigned long long)st->est[RCL_PATH_DELEGATE], next & 1 ? "delegate" : "local",
+                 next & RCL_PATH_EXPLORING ? "+explore" : "", reason_text(st->reason));
+    if (len > 0) {
+        ssize_t w = write(fd, line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1);
+        (void)w; /* a diagnostic: nothing to do about a short write */
+    }
+}
+
 static void close_epoch(struct rcl_lock_entry *e, struct rcl_server *s) {
     uint32_t zero = 0;
     if (!atomic_compare_exchange_strong_explicit(&e->closing, &zero, 1, memory_order_acquire,
@@ -473,14 +696,18 @@ static void close_epoch(struct rcl_lock_entry *e, struct rcl_server *s) {
         uint64_t now = rcl_ticks(), began = e->epoch_began;
         e->epoch_began = now;
         /* per RCL_ADAPTIVE_SAMPLE calls, whatever the epoch's sampling rate */
-        uint64_t per = (uint64_t)n * sample_rate(word) / RCL_ADAPTIVE_SAMPLE;
-        ep.wall = began && !(word & RCL_PATH_EXPLORING) ? (now - began) / per : 0;
+        ep.wall = began && !(word & RCL_PATH_EXPLORING)
+                      ? (now - began) * RCL_ADAPTIVE_SAMPLE / ((uint64_t)n * sample_rate(word))
+                      : 0;
         ep.now_ns = rcl_now_ns();
+        /* delegated: is its server preempted? (a file read every 2 ms at most: preempt.c) */
+        ep.preempted = cur == RCL_PATH_DELEGATE ? rcl_server_preempted(s, ep.now_ns) : 0;
         ep.server_saturated = server_saturated(s, &e->st);
         ep.crowded = server_cpus > 0 && threads > usable_cpus(RCL_PATH_DELEGATE, cpus, server_cpus);
         uint32_t waits = atomic_load_explicit(&e->waits, memory_order_relaxed);
         ep.waited = waits != e->seen_waits;
         e->seen_waits = waits;
+        bool confirming = e->st.confirming;
         if (rcl_adaptive_decide(&e->st, cur, &ep))
             cur = cur == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
         if (e->st.exploring)
@@ -494,11 +721,32 @@ static void close_epoch(struct rcl_lock_entry *e, struct rcl_server *s) {
         bool settled =
             !e->st.exploring && !e->st.confirming &&
             (e->st.explore_every >= RCL_SETTLED_EVERY || e->st.reason == RCL_REASON_CROWDED ||
-             e->st.reason == RCL_REASON_CONDITION_WAITS); /* no trial for a while */
-        atomic_store_explicit(&e->path,
-                              cur | (e->st.exploring ? RCL_PATH_EXPLORING : 0) |
-                                  (settled ? RCL_PATH_SETTLED : 0),
-                              memory_order_relaxed);
+             e->st.reason == RCL_REASON_CONDITION_WAITS ||
+             e->st.reason == RCL_REASON_SERVER_PREEMPTED); /* no trial for a while */
+        /* Epochs that end on time as well as at RCL_ADAPTIVE_EPOCH samples: a timed trial's
+         * (sampled densely, 5 ms at most), so that its quick abort comes after 10 ms whatever
+         * the calls cost -- before, the epoch had to fill first, and a trial of the server
+         * whose delegated calls were 5-20x slower lasted 15 to 95 ms instead of 10 (pc-4:
+         * 390,000 items/s in the run whose trial lasted 67 ms, 540,000-630,000 with 15-25 ms);
+         * an exploration's (5 ms, 4 samples at least after its untimed calls: beside two busy
+         * processes, 20 delegated calls of 8 threads took 30 ms); and every delegated epoch
+         * (20 ms at most), so that a server whose CPU became contended is noticed within
+         * ~50 ms, not after 64 samples of calls 16x slower. */
+        bool trial = e->st.confirming && e->st.confirm_until_ns;
+        bool timed = trial || e->st.exploring || cur == RCL_PATH_DELEGATE;
+        if (timed)
+            atomic_store_explicit(&e->deadline,
+                                  now + ticks_per_ms(now, ep.now_ns) *
+                                            ((trial || e->st.exploring ? RCL_TRIAL_EPOCH_NS
+                                                                       : RCL_DELEGATED_EPOCH_NS) /
+                                             1000000),
+                                  memory_order_relaxed);
+        uint32_t next = cur | (e->st.exploring ? RCL_PATH_EXPLORING : 0) |
+                        (settled ? RCL_PATH_SETTLED : 0) | (timed ? RCL_PATH_TIMED : 0) |
+                        (trial ? RCL_PATH_TRIAL : 0);
+        if (rcl_rt.cfg.adaptive_log) log_decision(e, word, &ep, n, threads, confirming, next);
+        /* release: a sampler that sees the new word (acquire, flush_samples) sees its deadline */
+        atomic_store_explicit(&e->path, next, memory_order_release);
     }
     atomic_store_explicit(&e->closing, 0, memory_order_release);
 }
@@ -547,6 +795,11 @@ enum rcl_path rcl_adaptive_begin(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
     return (enum rcl_path)(path & 1);
 }
 
+const struct rcl_adaptive_state *rcl__adaptive_state(pthread_mutex_t *lock) {
+    struct rcl_lock_entry *e = entry_of(lock, false);
+    return e ? &e->st : NULL;
+}
+
 void rcl_adaptive_wait(pthread_mutex_t *lock) {
     struct rcl_lock_entry *e = entry_of(lock, false); /* only adaptive mode makes entries */
     if (e) /* under the mutex: one writer; the closer reads it */
@@ -570,10 +823,12 @@ static void flush_samples(void) {
     uint64_t sum = tls_acc.sum;
     tls_acc.n = 0;
     tls_acc.sum = 0;
-    if (!e || !n || atomic_load_explicit(&e->path, memory_order_relaxed) != tls_acc.path) return;
+    if (!e || !n || atomic_load_explicit(&e->path, memory_order_acquire) != tls_acc.path) return;
     atomic_fetch_add_explicit(&e->sum, sum, memory_order_relaxed);
     uint32_t epoch = tls_acc.path & RCL_PATH_EXPLORING ? RCL_EXPLORE_EPOCH : RCL_ADAPTIVE_EPOCH;
-    if (atomic_fetch_add_explicit(&e->samples, n, memory_order_relaxed) + n >= epoch)
+    uint32_t total = atomic_fetch_add_explicit(&e->samples, n, memory_order_relaxed) + n;
+    if (total >= epoch || ((tls_acc.path & RCL_PATH_TIMED) && total >= RCL_TIMED_MIN &&
+                           rcl_ticks() >= atomic_load_explicit(&e->deadline, memory_order_relaxed)))
         close_epoch(e, tls_acc.s);
 }
 
@@ -598,8 +853,10 @@ void rcl_adaptive_end(struct rcl_adaptive_call *call, struct rcl_server *s, uint
         atomic_fetch_or_explicit(&e->callers, bit, memory_order_relaxed);
     tls_acc.n++;
     tls_acc.sum += ticks;
-    /* An exploration is short: its samples go out one by one. */
-    if ((path & RCL_PATH_EXPLORING) || tls_acc.n >= RCL_SAMPLE_BATCH) flush_samples();
+    /* An exploration is short, and a timed epoch may end at any sample: their samples go out
+     * one by one. */
+    if ((path & (RCL_PATH_EXPLORING | RCL_PATH_TIMED)) || tls_acc.n >= RCL_SAMPLE_BATCH)
+        flush_samples();
 }
 
 static const char *reason_text(enum rcl_reason r) {
@@ -618,6 +875,8 @@ static const char *reason_text(enum rcl_reason r) {
         return "the server would take a CPU the callers use";
     case RCL_REASON_CONDITION_WAITS:
         return "its sections wait on a condition: the server is tried rarely";
+    case RCL_REASON_SERVER_PREEMPTED:
+        return "the server was preempted: its CPU is contended";
     }
     return "?";
 }

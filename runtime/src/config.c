@@ -168,6 +168,8 @@ void rcl_config_load(struct rcl_config *cfg) {
     load_stats(cfg);
     cfg->cpu_kinds = getenv("RCL_CPU_KINDS");
     cfg->lock_servers = getenv("RCL_LOCK_SERVERS");
+    cfg->adaptive_log = getenv("RCL_ADAPTIVE_LOG");
+    if (cfg->adaptive_log && !cfg->adaptive_log[0]) cfg->adaptive_log = NULL;
 
     cfg->nservers = (int)nservers;
     if (cfg->nserver_cpus && getenv("RCL_SERVERS") && cfg->nserver_cpus != cfg->nservers)

@@ -6,6 +6,8 @@
  * mailbox.c    mailbox slots: allocation per (client thread, server), reuse on thread exit.
  * pass.c       one pass over a server's mailboxes: take, run and answer requests, wake parked
  *              clients (its design comment explains the mailbox protocol).
+ * preempt.c    how much of a server's time its CPU gave other threads (the kernel's per-thread
+ *              scheduler statistics): for the adaptive policy and RCL_STATS.
  * server.c     a server's threads (the workers' life): the polling loop that runs passes,
  *              parking, the fork pause, the servicing-thread pool, the polling role and its
  *              hand-over, the blocking detector (its design comment explains that protocol).
@@ -60,15 +62,16 @@ struct rcl_config {
     const char *cpu_kinds;    /* RCL_CPU_KINDS as given, validated by placement.c */
     const char *lock_servers; /* RCL_LOCK_SERVERS as given, resolved by delegate.c */
     enum rcl_client_affinity client_affinity;
-    uint64_t spin_ns;        /* client spin before parking */
-    bool wait_spin_only;     /* RCL_CLIENT_WAIT=spin: never yield a shared core (comparisons) */
-    uint64_t server_spin_ns; /* idle server spin before parking */
-    int pool_max;            /* servicing threads per server, at most */
-    int pool_spare;          /* idle spares a server keeps */
-    uint64_t pool_idle_ns;   /* a spare beyond pool_spare exits after this long idle */
-    uint64_t detect_ns;      /* blocking detector's period; 0: no detector */
-    uint64_t local_wait_ns;  /* a request blocked by a local holder this long is waited for */
-    int adaptive_flip;       /* RCL_ADAPTIVE_FLIP: test knob (adaptive.c); 0: off */
+    uint64_t spin_ns;         /* client spin before parking */
+    bool wait_spin_only;      /* RCL_CLIENT_WAIT=spin: never yield a shared core (comparisons) */
+    uint64_t server_spin_ns;  /* idle server spin before parking */
+    int pool_max;             /* servicing threads per server, at most */
+    int pool_spare;           /* idle spares a server keeps */
+    uint64_t pool_idle_ns;    /* a spare beyond pool_spare exits after this long idle */
+    uint64_t detect_ns;       /* blocking detector's period; 0: no detector */
+    uint64_t local_wait_ns;   /* a request blocked by a local holder this long is waited for */
+    int adaptive_flip;        /* RCL_ADAPTIVE_FLIP: test knob (adaptive.c); 0: off */
+    const char *adaptive_log; /* RCL_ADAPTIVE_LOG=FILE: every decision, one line (adaptive.c) */
     /* a machine described instead of this one (rcl-info --topology/--synthetic); NULL: this */
     const char *topology_xml, *topology_synthetic;
     enum rcl_stats_out stats; /* RCL_STATS: what to print at exit (stats.c) */
@@ -232,6 +235,7 @@ struct rcl_worker {
     _Atomic uint32_t wake;       /* futex: a spare is woken with 1 when it becomes the poller */
     struct rcl_mailbox *busy_mb; /* the request it kept when it lost the role (pool_lock) */
     struct rcl_worker *next;     /* spare stack or free list (pool_lock) */
+    struct rcl_worker *all_next; /* the server's list of every structure made (preempt.c) */
     uint64_t spare_since;        /* when it became a spare (pool_lock) */
     /* private to the worker thread */
     int *errp;             /* its errno (the client's errno is copied in and out, pass.c) */
@@ -277,6 +281,9 @@ struct rcl_server {
     rcl_spin_t pool_lock;
     struct rcl_worker *spares; /* idle workers (pool_lock) */
     struct rcl_worker *free;   /* structures of exited workers, reused (pool_lock) */
+    /* every worker structure ever made, newest first: pushed under pool_lock (release), never
+     * removed (structures are reused, not freed); RCL_STATS walks it (preempt.c) */
+    struct rcl_worker *_Atomic all;
     _Atomic uint32_t nworkers, nspares;
     int next_id;
 
@@ -295,6 +302,14 @@ struct rcl_server {
     _Atomic uint64_t back_exhausted; /* withdrawn by the client: no servicing thread left */
     _Atomic uint64_t cancelled;      /* condition waits abandoned for a cancelled client */
     _Atomic uint64_t local_waits;    /* requests waited for in pthread_mutex_lock (pass.c) */
+
+    /* preemption (preempt.c, whose design comment says who writes what) */
+    _Atomic uint32_t pre_reading __attribute__((aligned(RCL_CACHE_LINE)));
+    _Atomic uint32_t pre_permille; /* the last window's share of waiting for the CPU */
+    int pre_tid;                   /* the window: whose, since when, the counts then */
+    uint64_t pre_run, pre_wait, pre_at;
+    _Atomic uint64_t gone_run, gone_wait, gone_nivcsw; /* workers that exited */
+    _Atomic uint64_t injected_wait;                    /* tests: rcl__server_inject_wait */
 } __attribute__((aligned(RCL_CACHE_LINE)));
 
 /* A smoothed measure: 3/4 of the old value and 1/4 of the new one (the new one alone when there
@@ -390,6 +405,24 @@ static inline bool rcl_pool_exhausted(struct rcl_server *s) {
     return atomic_load_explicit(&s->poller, memory_order_relaxed) == NULL;
 }
 
+/* preempt.c: a thread's scheduler statistics (the kernel's, nanoseconds) */
+struct rcl_sched {
+    uint64_t run_ns;  /* time it ran */
+    uint64_t wait_ns; /* time it was runnable and waited for a CPU: preempted */
+    uint64_t nivcsw;  /* involuntary context switches (when asked for) */
+};
+/* Thread tid's statistics (of this process); the switches too if `switches`. false: unknown. */
+RCL_HIDDEN bool rcl_thread_sched(int tid, bool switches, struct rcl_sched *out);
+/* Of the time s's poller wanted its CPU during the last window (2 ms or more, ending now), the
+ * part it waited for it, in permille; 0 when unknown. Cheap when called often (preempt.c). */
+RCL_HIDDEN unsigned rcl_server_preempted(struct rcl_server *s, uint64_t now_ns);
+/* A worker of s about to exit adds its own statistics to s's totals. */
+RCL_HIDDEN void rcl_worker_retire(struct rcl_server *s);
+/* The totals over s's servicing threads, live and exited (RCL_STATS). false: unknown. */
+RCL_HIDDEN bool rcl_server_sched_total(struct rcl_server *s, struct rcl_sched *out);
+/* Tests: make s look preempted for ns more (added to what the kernel says its poller waited). */
+RCL_HIDDEN void rcl__server_inject_wait(struct rcl_server *s, uint64_t ns);
+
 RCL_HIDDEN struct rcl_mailbox *rcl_mailbox_alloc(struct rcl_server *s);
 RCL_HIDDEN void rcl_mailbox_free(struct rcl_mailbox *mb);
 
@@ -426,6 +459,7 @@ enum rcl_reason {
     RCL_REASON_SERVER_SATURATED,
     RCL_REASON_CROWDED,
     RCL_REASON_CONDITION_WAITS,
+    RCL_REASON_SERVER_PREEMPTED,
 };
 
 /* The adaptive policy's state for one lock (adaptive.c's design comment). Zeroed: new. */
@@ -449,12 +483,17 @@ struct rcl_adaptive_state {
     bool crowded_tried;        /* a crowded or waiting trial happened (the first comes early) */
     bool by_rate;              /* the trial being confirmed is judged by calls per second */
     uint64_t confirm_sum;      /* their means so far */
-    uint64_t wall[2];          /* each path's epochs' wall time per sample (steady, smoothed) */
-    uint64_t confirm_wall;     /* the confirming epochs' so far */
+    uint64_t wall[2]; /* each path's wall time per sample: recent_wall's median (0: none) */
+    uint64_t recent_wall[2][3]; /* the last three steady epochs' of each path, newest first */
+    int nrecent[2];             /* how many of them there are */
+    uint64_t confirm_wall;      /* the confirming epochs' so far */
     uint32_t epochs, switches;
     uint32_t switched_at;            /* epochs at the last switch */
     enum rcl_reason reason;          /* of the last decision that changed or kept a path */
     uint64_t seen_served, seen_idle; /* the server's counters at the last decision */
+    uint64_t preempt_seen_ns;        /* when delegation last lost to a preempted server */
+    uint64_t preempt_wait_ns;        /* ... and how long the server is not tried since then */
+    int preempt_hits;                /* delegated epochs in a row that found it preempted */
 };
 
 /* The decision at the end of an epoch that measured path cur (ep): true to switch to the other
@@ -467,6 +506,8 @@ struct rcl_epoch {
     bool server_saturated; /* the server found no idle moment during the epoch */
     bool crowded;          /* delegating leaves the lock's callers fewer CPUs than threads */
     bool waited;           /* its sections waited on a condition during the epoch */
+    unsigned preempted;    /* delegated: of the time the server wanted its CPU lately, the part
+                              it waited for it (permille; preempt.c); 0: none or unknown */
 };
 RCL_HIDDEN bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
                                     const struct rcl_epoch *ep);
@@ -493,6 +534,8 @@ RCL_HIDDEN int rcl_adaptive_run(void *call);
 RCL_HIDDEN void rcl_adaptive_wait(pthread_mutex_t *lock);
 /* A sampled call took ns: may close the epoch and decide. s: the lock's server. */
 RCL_HIDDEN void rcl_adaptive_end(struct rcl_adaptive_call *call, struct rcl_server *s, uint64_t ns);
+/* Tests: the decision state of lock's entry (NULL: not tracked); read racily, a hint. */
+RCL_HIDDEN const struct rcl_adaptive_state *rcl__adaptive_state(pthread_mutex_t *lock);
 /* RCL_STATS: one line (or JSON object) per tracked lock. */
 RCL_HIDDEN void rcl_adaptive_report(FILE *f, bool json);
 

@@ -212,6 +212,7 @@ void rcl_runtime_thread_start(void) {
  * made. */
 static struct rcl_worker *create_worker(struct rcl_server *s) {
     struct rcl_worker *w = s->free;
+    bool reused = w != NULL;
     if (w)
         s->free = w->next;
     else if (posix_memalign((void **)&w, RCL_CACHE_LINE, sizeof *w) != 0)
@@ -254,6 +255,10 @@ static struct rcl_worker *create_worker(struct rcl_server *s) {
         return NULL;
     }
     atomic_fetch_add_explicit(&s->nworkers, 1, memory_order_relaxed);
+    if (!reused) { /* listed once, for good (preempt.c) */
+        w->all_next = atomic_load_explicit(&s->all, memory_order_relaxed);
+        atomic_store_explicit(&s->all, w, memory_order_release);
+    }
     return w;
 }
 
@@ -563,7 +568,10 @@ static void *worker_main(void *arg) {
      * returns to the pool as after any request it finished without the polling role. */
     bool poll = sigsetjmp(w->abandon, 0) && pool_return(w);
     for (;;) {
-        if (!poll && !wait_spare(w)) return NULL;
+        if (!poll && !wait_spare(w)) {
+            rcl_worker_retire(s); /* its scheduler statistics stay in RCL_STATS */
+            return NULL;
+        }
         do
             poll_loop(w);
         while (pool_return(w));

@@ -91,6 +91,23 @@ static void print_text(FILE *f) {
             (unsigned long long)get(&s->handovers), (unsigned long long)get(&s->detected),
             (unsigned long long)get(&s->exhausted), (unsigned long long)get(&s->cancelled),
             (unsigned long long)get(&s->local_waits));
+        struct rcl_sched t;
+        if (rcl_rt.cfg.mode != RCL_MODE_LOCAL) {
+            if (rcl_server_sched_total(s, &t))
+                fprintf(f,
+                        "rcl: server %d: preempted %.3f s of the %.3f s its servicing threads "
+                        "wanted their CPU (%.1f %%), %llu involuntary context switches\n",
+                        s->index, (double)t.wait_ns / 1e9, (double)(t.run_ns + t.wait_ns) / 1e9,
+                        t.run_ns + t.wait_ns
+                            ? 100.0 * (double)t.wait_ns / (double)(t.run_ns + t.wait_ns)
+                            : 0.0,
+                        (unsigned long long)t.nivcsw);
+            else
+                fprintf(f,
+                        "rcl: server %d: time lost to preemption unknown (no "
+                        "/proc/self/task/*/schedstat)\n",
+                        s->index);
+        }
         if (back)
             fprintf(f,
                     "rcl: server %d: run by their callers: %llu (no servicing thread left %llu, "
@@ -107,6 +124,13 @@ static void print_json(FILE *f) {
             mode_name());
     for (int i = 0; i < rcl_rt.nservers; i++) {
         struct rcl_server *s = &rcl_rt.servers[i];
+        struct rcl_sched t;
+        char sched[160] = "null, \"preempted_ns\": null, \"involuntary_switches\": null";
+        if (rcl_rt.cfg.mode != RCL_MODE_LOCAL && rcl_server_sched_total(s, &t))
+            snprintf(sched, sizeof sched,
+                     "%llu, \"preempted_ns\": %llu, \"involuntary_switches\": %llu",
+                     (unsigned long long)t.run_ns, (unsigned long long)t.wait_ns,
+                     (unsigned long long)t.nivcsw);
         fprintf(
             f,
             "%s\n  {\"index\": %d, \"cpu\": %d, \"served\": %llu, \"parks\": %llu, "
@@ -114,7 +138,7 @@ static void print_json(FILE *f) {
             "\"pool_exhausted\": %llu, \"cancelled\": %llu, \"local_waits\": %llu, "
             "\"run_by_caller\": "
             "{\"no_servicing_thread\": %llu, \"caller_holds_mutex\": %llu, \"robust\": %llu, "
-            "\"trylock_error\": %llu}}",
+            "\"trylock_error\": %llu}, \"ran_ns\": %s}",
             i ? "," : "", s->index, s->cpu, (unsigned long long)get(&s->served),
             (unsigned long long)get(&s->parks),
             atomic_load_explicit(&s->nworkers, memory_order_relaxed),
@@ -122,7 +146,7 @@ static void print_json(FILE *f) {
             (unsigned long long)get(&s->exhausted), (unsigned long long)get(&s->cancelled),
             (unsigned long long)get(&s->local_waits), (unsigned long long)get(&s->back_exhausted),
             (unsigned long long)get(&s->back_owner), (unsigned long long)get(&s->back_robust),
-            (unsigned long long)get(&s->back_error));
+            (unsigned long long)get(&s->back_error), sched);
     }
     fprintf(f, "\n], \"locks\": [");
     rcl_adaptive_report(f, true);

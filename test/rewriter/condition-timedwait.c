@@ -28,7 +28,7 @@ static int ready, waiting;
 // CHECK-NEXT: };
 // CHECK: static RCL_SECTION_INLINE int rcl_cs_timed_wait_1(void *rcl_arg)
 // CHECK-NEXT: {
-// CHECK-NEXT:     struct rcl_cs_timed_wait_1_ctx *rcl_ctx = rcl_arg;
+// CHECK-NEXT:     struct rcl_cs_timed_wait_1_ctx *rcl_ctx = (struct rcl_cs_timed_wait_1_ctx *)rcl_arg;
 // CHECK-NEXT:     const struct timespec *deadline = rcl_ctx->deadline;
 // CHECK-NEXT:     waiting = 1;
 // CHECK-NEXT:     while (!ready && (*rcl_ctx->rc) != ETIMEDOUT)

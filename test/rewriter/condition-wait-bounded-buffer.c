@@ -31,7 +31,7 @@ static unsigned char seen[ITEMS];
 
 // CHECK: static RCL_SECTION_INLINE int rcl_cs_put_1(void *rcl_arg)
 // CHECK-NEXT: {
-// CHECK-NEXT:     struct rcl_cs_put_1_ctx *rcl_ctx = rcl_arg;
+// CHECK-NEXT:     struct rcl_cs_put_1_ctx *rcl_ctx = (struct rcl_cs_put_1_ctx *)rcl_arg;
 // CHECK-NEXT:     struct buffer *b = rcl_ctx->b;
 // CHECK-NEXT:     int item = rcl_ctx->item;
 // CHECK-NEXT:     while (b->count == SIZE)

@@ -60,7 +60,7 @@ static void register_worker(void)
 
 // CHECK: static RCL_SECTION_INLINE int rcl_cs_wait_all_1(void *rcl_arg)
 // CHECK-NEXT: {
-// CHECK-NEXT:     struct rcl_cs_wait_all_1_ctx *rcl_ctx = rcl_arg;
+// CHECK-NEXT:     struct rcl_cs_wait_all_1_ctx *rcl_ctx = (struct rcl_cs_wait_all_1_ctx *)rcl_arg;
 // CHECK-NEXT:     int n = rcl_ctx->n;
 // CHECK-NEXT:     await_workers(n);
 // CHECK-NEXT:     (*rcl_ctx->seen) = registered;

@@ -62,7 +62,7 @@ static void start(void)
 // CHECK-NEXT: };
 // CHECK: static RCL_SECTION_INLINE int rcl_cs_take_1(void *rcl_arg)
 // CHECK-NEXT: {
-// CHECK-NEXT:     struct rcl_cs_take_1_ctx *rcl_ctx = rcl_arg;
+// CHECK-NEXT:     struct rcl_cs_take_1_ctx *rcl_ctx = (struct rcl_cs_take_1_ctx *)rcl_arg;
 // CHECK-NEXT:     struct slot *s = rcl_ctx->s;
 // CHECK-NEXT:     while (!s->full)
 // CHECK-NEXT:         rcl_cond_wait(&s->filled, &s->lock);

@@ -22,7 +22,7 @@ struct queue {
 // CHECK-NEXT: };
 // CHECK: static RCL_SECTION_INLINE int rcl_cs_pop_1(void *rcl_arg)
 // CHECK-NEXT: {
-// CHECK-NEXT:     struct rcl_cs_pop_1_ctx *rcl_ctx = rcl_arg;
+// CHECK-NEXT:     struct rcl_cs_pop_1_ctx *rcl_ctx = (struct rcl_cs_pop_1_ctx *)rcl_arg;
 // CHECK-NEXT:     struct queue *q = rcl_ctx->q;
 // CHECK-NEXT:     if (q->n == 0) {
 // CHECK-NEXT:         return 1;

@@ -22,7 +22,7 @@ static int misses, deletes, busy;
 // CHECK-NEXT: };
 // CHECK: static RCL_SECTION_INLINE int rcl_cs_kv_delete_1(void *rcl_arg)
 // CHECK-NEXT: {
-// CHECK-NEXT:     struct rcl_cs_kv_delete_1_ctx *rcl_ctx = rcl_arg;
+// CHECK-NEXT:     struct rcl_cs_kv_delete_1_ctx *rcl_ctx = (struct rcl_cs_kv_delete_1_ctx *)rcl_arg;
 // CHECK-NEXT:     int key = rcl_ctx->key;
 // CHECK-NEXT:     if (key < 0 || key >= 16) {
 // CHECK-NEXT:         (*rcl_ctx->rc) = -2;

@@ -29,7 +29,8 @@ static long work;
 // CHECK-NEXT: {
 // CHECK-NEXT: (void)l;
 // CHECK-NEXT: (void)by;
-// CHECK-NEXT: l->value += by; pthread_cond_broadcast(&l->c);
+// CHECK-NEXT: l->value += by;
+// CHECK-NEXT: pthread_cond_broadcast(&l->c);
 // CHECK-NEXT: }
 // CHECK: static RCL_SECTION_INLINE int rcl_cs_worker_1(void *rcl_arg)
 // CHECK: work++;

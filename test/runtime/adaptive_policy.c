@@ -9,7 +9,12 @@
 // the CPU its server takes from the program when the program's threads need it; two equally
 // good paths under noise do not flap; a crowded lock tries the server after a second, ever more
 // rarely while trials lose, the first one early (50 ms) and cut short (10 ms) when it clearly
-// loses; a lock whose sections wait on a condition is judged by its calls per second alone.
+// loses; a lock whose sections wait on a condition, and a crowded one, are judged by their calls
+// per second alone, both ways; a timed trial is judged against the median of the current path's
+// recent epochs, not a slow first one, and not without them; a delegated lock whose server is
+// preempted goes back to local after two such epochs and tries the server again 100 ms later,
+// then ever more rarely while that lasts (a server preempted but keeping the calls per second
+// stays).
 // RUN: %cc %rcl_internal %s -o %t %rcl_libs
 // RUN: %t | FileCheck %s
 // CHECK: uncontended: local, 1000 epochs, delegated epochs 10, switches 0
@@ -23,9 +28,14 @@
 // CHECK: throughput drops: local, switches 0
 // CHECK: throughput kept: delegate, switches 1
 // CHECK: crowded: trials of the server 5 in 16 s, the first after {{5[0-9]}} ms, each refused after {{[0-9]+}} epochs
-// CHECK: crowded, calls per second kept: delegate, the first trial at {{5[0-9]}} ms, confirmed at {{[0-9]+}} ms, switches 1
+// CHECK: crowded, calls look slower, calls per second rise: delegate, the first trial at {{5[0-9]}} ms, confirmed at {{[0-9]+}} ms, switches 1
 // CHECK: waiting, calls per second drop: trials of the server 5 in 16 s, the first after {{5[0-9]}} ms, each refused after {{[0-9]+}} epochs
 // CHECK: waiting, calls look slower, calls per second rise: delegate, the first trial at {{5[0-9]}} ms, confirmed at {{[0-9]+}} ms, switches 1
+// CHECK: preempted: local 2 epochs after the server's CPU became contended, trials of the server at 402 ms and later, at least 100 ms apart: {{[0-9]+}}, each back after its exploration; delegate again after it ended, switches 2
+// CHECK: preempted, calls per second kept: delegate, switches 1
+// CHECK: slow first epoch: local, switches 0, the server first tried at epoch 5
+// CHECK: crowded from the second epoch: local, the server tried for 1 epoch
+// CHECK: crowded, local's calls per second rise: local, switches 2
 // CHECK: cpu share: 2 threads on 2 CPUs with a server: local 1000, delegated 1200 -> local
 // CHECK: cpu share: 4 threads confined to a CPU without server:
 // CHECK-SAME: local 4000, delegated 2400 -> delegate
@@ -37,7 +47,7 @@
 /* One epoch's measure: cost per call, wall time per sample (0: unknown), nothing else. */
 static bool decide(struct rcl_adaptive_state *st, enum rcl_path path, uint64_t mean, uint64_t wall,
                    bool saturated) {
-    struct rcl_epoch ep = {mean, wall, 0, saturated, false, false};
+    struct rcl_epoch ep = {mean, wall, 0, saturated, false, false, 0};
     return rcl_adaptive_decide(st, path, &ep);
 }
 
@@ -164,8 +174,10 @@ int main(void) {
      * per ms for 16 s: the first trial of the server comes after 50 ms, the next after 1 s, and
      * each refusal doubles the wait (1, 2, 4, 8 s: trials at 0.05, 1.05, 3.05, 7.05 and 15.05 s);
      * each is refused after 10 ms (its calls per second lose by more than twice the margin),
-     * not 4 epochs nor 50 ms. With the calls per second kept (wall 1000), the first trial wins,
-     * confirmed over 50 ms: the lock delegates within 100 ms.
+     * not 4 epochs nor 50 ms. Where the calls per second rise (wall 700) while the calls look
+     * slower (3000: a crowded lock's delegated calls count the CPU the server takes), the first
+     * trial wins, confirmed over 50 ms: the lock delegates within 100 ms (judged by the calls'
+     * times first, as before, it never did).
      * Waiting (its sections wait on a condition; not crowded): the calls' own times do not count,
      * only calls per second, both ways -- delegated calls that look slower (their caller's clock
      * counts the wait and the hand-overs) but make more calls per second (wall 700) win; calls
@@ -175,7 +187,7 @@ int main(void) {
         bool crowded, waited;
         uint64_t delegated_mean, delegated_wall;
     } trials_of[] = {{"crowded", true, false, 600, 1600},
-                     {"crowded, calls per second kept", true, false, 600, 1000},
+                     {"crowded, calls look slower, calls per second rise", true, false, 3000, 700},
                      {"waiting, calls per second drop", false, true, 600, 1600},
                      {"waiting, calls look slower, calls per second rise", false, true, 3000, 700}};
     for (int i = 0; i < 4; i++) {
@@ -185,8 +197,13 @@ int main(void) {
         int trials = 0, delegated = 0, first_ms = 0, switched_ms = 0;
         p = RCL_PATH_LOCAL;
         for (int ms = 1; ms <= 16000; ms++) {
-            struct rcl_epoch ep = {mean[p],  wall[p], (uint64_t)ms * 1000000, false,
-                                   trials_of[i].crowded, trials_of[i].waited};
+            struct rcl_epoch ep = {mean[p],
+                                   wall[p],
+                                   (uint64_t)ms * 1000000,
+                                   false,
+                                   trials_of[i].crowded,
+                                   trials_of[i].waited,
+                                   0};
             delegated += p == RCL_PATH_DELEGATE;
             bool exploring = cr.exploring;
             if (rcl_adaptive_decide(&cr, p, &ep)) {
@@ -206,6 +223,119 @@ int main(void) {
                    trials_of[i].what, name(p), first_ms, switched_ms, cr.switches);
             CHECK(switched_ms <= 110);
         }
+    }
+
+    /* Preempted: a contended lock that delegates (local 2500, delegated 600 per call; the
+     * calls per second of both paths alike). From 300 ms on the server waits for its CPU 60 %
+     * of the time and the delegated calls per second fall 6x (wall 6000 against the local
+     * path's 1000): back to local after two such epochs (one may be a blip); the server is
+     * tried again when 100 ms have passed (not explore_every epochs later), then ever more
+     * rarely (each trial back after its exploration) while that lasts, and kept again once it
+     * ended (3 s). With the calls per second kept (wall 800), the lock stays. */
+    for (int kept = 0; kept < 2; kept++) {
+        struct rcl_adaptive_state pr = {0};
+        const uint64_t pmean[2] = {2500, 600};
+        p = RCL_PATH_LOCAL;
+        int back_at = 0, trials = 0, first = 0, last = 0, longest = 0;
+        bool apart = true;
+        for (int ms = 1; ms <= 16000; ms++) {
+            bool preempted = ms > 300 && ms <= 3000;
+            uint64_t w = p == RCL_PATH_LOCAL ? 1000 : preempted && !kept ? 6000 : 800;
+            struct rcl_epoch ep = {pmean[p], w, (uint64_t)ms * 1000000, false, false, false,
+                                   p == RCL_PATH_DELEGATE && preempted ? 600 : 0};
+            enum rcl_path was = p;
+            if (rcl_adaptive_decide(&pr, p, &ep))
+                p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
+            if (!preempted) continue;
+            if (kept) continue;
+            if (was == RCL_PATH_DELEGATE && p == RCL_PATH_LOCAL) {
+                CHECK(pr.reason == RCL_REASON_SERVER_PREEMPTED);
+                if (!back_at) back_at = ms;
+                if (last && ms - last > longest) longest = ms - last; /* the trial's epochs */
+            }
+            if (was == RCL_PATH_LOCAL && p == RCL_PATH_DELEGATE) {
+                if (last && ms - last < 100) apart = false;
+                if (!first) first = ms;
+                last = ms;
+                trials++;
+            }
+        }
+        if (!kept) {
+            printf("preempted: local %d epochs after the server's CPU became contended, trials "
+                   "of the server at %d ms and later, at least 100 ms apart: %d, each back after "
+                   "%s; delegate again after it ended, switches %u\n",
+                   back_at - 300, first, trials, longest == 1 ? "its exploration" : "longer",
+                   pr.switches);
+            CHECK(back_at == 302 && first == back_at + 100 && apart && trials < 10);
+            CHECK(p == RCL_PATH_DELEGATE);
+        } else {
+            printf("preempted, calls per second kept: %s, switches %u\n", name(p), pr.switches);
+        }
+    }
+
+    /* A slow first epoch: a crowded lock (one epoch every 60 ms, a slow lock) whose first
+     * measured local epoch ran 5x slower than the rest (threads starting), and whose delegated
+     * calls look faster (600 against 1000) but make 30 % fewer calls per second (wall 1300
+     * against 1000). Judged against that first epoch alone (the trial was due at the second
+     * epoch), or against a smoothed estimate still full of it, the trial of the server won;
+     * after three measured epochs, against their median, it loses. */
+    {
+        struct rcl_adaptive_state sf = {0};
+        const uint64_t smean[2] = {1000, 600};
+        int first = 0;
+        p = RCL_PATH_LOCAL;
+        for (int k = 1; k <= 100; k++) {
+            uint64_t w = p == RCL_PATH_DELEGATE ? 1300 : k == 1 ? 0 : k == 2 ? 5000 : 1000;
+            struct rcl_epoch ep = {smean[p], w, (uint64_t)k * 60000000, false, true, false, 0};
+            if (rcl_adaptive_decide(&sf, p, &ep))
+                p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
+            if (p == RCL_PATH_DELEGATE && !first) first = k + 1; /* the epoch that tries it */
+        }
+        printf("slow first epoch: %s, switches %u, the server first tried at epoch %d\n", name(p),
+               sf.switches, first);
+    }
+
+    /* Crowded from the second epoch: the first epoch saw one thread (the others had not
+     * sampled yet), so the server was explored at once, and the lock was crowded when the
+     * exploration ended -- a trial by calls per second, with no local calls per second to
+     * judge it by: it ran its whole 50 ms at a thousandth of the local path's calls. It must
+     * come back after the exploration and wait for the local path's measures. One epoch per
+     * ms; the delegated calls are slow (wall 1,000,000 against 1000). */
+    {
+        struct rcl_adaptive_state cs2 = {0};
+        int delegated = 0;
+        p = RCL_PATH_LOCAL;
+        for (int ms = 1; ms <= 40; ms++) {
+            uint64_t m = p == RCL_PATH_DELEGATE ? 100000 : 1000;
+            uint64_t w = p == RCL_PATH_DELEGATE ? 1000000 : ms == 1 ? 0 : 1000;
+            struct rcl_epoch ep = {m, w, (uint64_t)ms * 1000000, false, ms > 1, false, 0};
+            delegated += p == RCL_PATH_DELEGATE;
+            if (rcl_adaptive_decide(&cs2, p, &ep))
+                p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
+        }
+        printf("crowded from the second epoch: %s, the server tried for %d epoch\n", name(p),
+               delegated);
+    }
+
+    /* Crowded, the way back: delegation wins a trial (its calls per second rise: wall 700
+     * against 1000; its calls look faster too, 600 against 1000); from 500 ms on the local
+     * path makes 1.75x the delegated calls per second (wall 400 against 700) while its calls
+     * look slower (3000: they wait for holders that the program's own threads preempt).
+     * Judged by the calls' times the way back was closed; judged by calls per second, as the
+     * trial that went there, the lock comes back. */
+    {
+        struct rcl_adaptive_state cb = {0};
+        p = RCL_PATH_LOCAL;
+        for (int ms = 1; ms <= 3000; ms++) {
+            bool later = ms > 500;
+            uint64_t m = p == RCL_PATH_DELEGATE ? 600 : later ? 3000 : 1000;
+            uint64_t w = p == RCL_PATH_DELEGATE ? 700 : later ? 400 : 1000;
+            struct rcl_epoch ep = {m, w, (uint64_t)ms * 1000000, false, true, false, 0};
+            if (rcl_adaptive_decide(&cb, p, &ep))
+                p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
+            if (ms == 500) CHECK(cb.switches == 1); /* delegated (now and then a trial) */
+        }
+        printf("crowded, local's calls per second rise: %s, switches %u\n", name(p), cb.switches);
     }
 
     /* The CPU share: delegation takes the server's CPU from the program while it runs. Raw

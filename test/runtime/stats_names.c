@@ -2,7 +2,8 @@
 // (its symbol: a global, an element of a global array, a mutex inside a global struct; else its first call site: a file-scope
 // static, a lock on the heap, a program linked without -rdynamic), the text reaches the stderr
 // the program started with although the program closed its stderr before exit (fclose(stderr),
-// as xz does, or close(2)), and RCL_STATS=json:FILE writes the rcl-stats/1 document.
+// as xz does, or close(2)), and RCL_STATS=json:FILE writes the rcl-stats/1 document; each server
+// says how much of its time was lost to preemption (preempt.c), unknown in local mode (no server).
 // RUN: %cc %s -o %t -rdynamic %rcl_libs
 // RUN: %cc %s -o %t.nordyn %rcl_libs
 // RUN: env RCL_MODE=adaptive RCL_STATS=1 %t fclose 2>&1 | FileCheck %s
@@ -18,6 +19,7 @@
 // CHECK-DAG: rcl: lock site:use_hidden+0x{{[0-9a-f]+}}: 200 calls,
 // CHECK-DAG: rcl: lock site:use_heap+0x{{[0-9a-f]+}}: 70 calls,
 // CHECK-DAG: rcl: server 0 (cpu {{-?[0-9]+}}):
+// CHECK-DAG: rcl: server 0: preempted {{[0-9]+\.[0-9]+}} s of the {{[0-9]+\.[0-9]+}} s its servicing threads wanted their CPU ({{[0-9]+\.[0-9]}} %), {{[0-9]+}} involuntary context switches
 //
 // Without -rdynamic no symbol of the executable is visible in-process: every lock is named by its
 // first call site, as the executable's name and the address addr2line takes (checked with
@@ -38,6 +40,7 @@
 // RUN: env RCL_MODE=adaptive RCL_STATS=json:%t.json %t fclose
 // RUN: %python %S/Inputs/check_stats_json.py %t.json | FileCheck %s --check-prefix=JSON
 // JSON: schema rcl-stats/1, mode adaptive, 1 server(s)
+// JSON-NEXT: server 0: ran and preempted times known
 // JSON-NEXT: bucket_locks symbol 10 first_site use_buckets+0x
 // JSON-NEXT: bucket_locks[1] symbol 300 first_site use_buckets+0x
 // JSON-NEXT: bucket_locks[3] symbol 100 first_site use_buckets+0x
@@ -45,6 +48,11 @@
 // JSON-NEXT: pair+{{[0-9]+}} symbol 50 first_site use_pair+0x
 // JSON-NEXT: site:use_heap+0x{{[0-9a-f]+}} site 70 first_site use_heap+0x
 // JSON-NEXT: site:use_hidden+0x{{[0-9a-f]+}} site 200 first_site use_hidden+0x
+// RUN: rm -f %t.local.json
+// RUN: env RCL_MODE=local RCL_STATS=json:%t.local.json %t fclose
+// RUN: %python %S/Inputs/check_stats_json.py %t.local.json | FileCheck %s --check-prefix=LOCAL
+// LOCAL: schema rcl-stats/1, mode local, 1 server(s)
+// LOCAL-NEXT: server 0: time lost to preemption unknown
 #include <rcl/rcl.h>
 #include <stdio.h>
 #include <stdlib.h>

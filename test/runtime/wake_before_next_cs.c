@@ -4,8 +4,8 @@
 //
 // Deterministic set-up with the internal interface: slot 0 (main) holds the server 50 ms in
 // section C; meanwhile thread A (slot 1, RCL_SPIN_NS=0 so it parks at once) posts a quick
-// section, and main posts section W (slot 2), which waits until A has returned from
-// rcl_delegate. The server answers A, then runs W: W completes only if A was woken first.
+// section, and once A is parked main posts section W (slot 2), which waits until A has
+// returned from rcl_delegate. The server answers A, then runs W: W completes only if A was woken first.
 // RUN: %cc %rcl_internal %s -o %t %rcl_libs
 // RUN: env RCL_SPIN_NS=0 %t | FileCheck %s
 // CHECK: A woke before W finished (W waited {{[0-9]+}} ms)
@@ -23,9 +23,16 @@ static pthread_mutex_t la = PTHREAD_MUTEX_INITIALIZER, lc = PTHREAD_MUTEX_INITIA
 static atomic_int a_go, a_returned;
 static int w_result = -2; /* written by W on the server, read after W's answer */
 
+static long ms_since(const struct timespec *t0);
+
+/* Spins, not sleeps: a section that blocks hands the polling to another servicing thread,
+ * which would answer A at once and leave nothing to test. */
 static int cs_c(void *arg) {
     (void)arg;
-    usleep(50 * 1000);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (ms_since(&t0) < 50)
+        ;
     return 0;
 }
 static int cs_quick(void *arg) { return (int)(long)arg; }
@@ -67,7 +74,13 @@ int main(void) {
     rcl__mailbox_post(mc, &lc, cs_c, NULL);
     usleep(10 * 1000); /* the server is inside C now */
     atomic_store(&a_go, 1);
-    usleep(10 * 1000); /* A has posted and parked behind C */
+    /* A has posted and parks behind C: it counts itself in nparked after posting (wait.c).
+     * Waiting for that, not for a fixed time, keeps a loaded machine from posting W first
+     * (should C end before A posts, A returns unparked and W finds it returned). */
+    struct rcl_server *s = rcl__server(0);
+    while (atomic_load(&s->nparked) == 0 && !atomic_load(&a_returned))
+        usleep(100);
+    usleep(10 * 1000); /* past the park's last check of its answer */
     struct rcl_mailbox *mw = rcl__mailbox_open(0); /* slot 2 */
     rcl__mailbox_post(mw, &lw, cs_wait_for_a, NULL);
     while (!rcl__mailbox_answered(mw))

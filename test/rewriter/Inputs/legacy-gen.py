@@ -20,7 +20,15 @@ code does around critical sections:
   buffer written with snprintf, variables declared in the section and used after it;
 - leaving it: `unlock; return "literal";`, `return 'c';`, `return -1;`, break/continue out of
   a loop, `goto out` after a conditional unlock;
-- K&R definitions, for some programs -std=gnu89.
+- K&R definitions, for some programs -std=gnu89;
+- the shapes of the rewriter's second round (drawn from a generator of their own, so that the
+  seeds' other shapes stay the ones earlier campaigns saw): lock results checked `< 0` and
+  `!(!(...))`, kept in a local and checked (lock and unlock), optional locks (`if (p) lock(p);`,
+  bare or in a do-while macro), a lock wrapper with statements before and after its lock and an
+  unlock wrapper with statements after its unlock, wrappers nobody declared (`lk_<k>()`), a
+  checked wrapper whose failure path calls a helper that exits (not declared noreturn), a whole
+  section inside a statement macro and a lock and an unlock each inside its own `#if` block
+  (both converted in rcl-cc's copy: --resolve-copy), C11 mtx_t sections.
 
 main() calls every function in one thread (a checksum of their results), then 2 threads call
 the functions whose results depend only on their arguments (their sections only add to their
@@ -68,10 +76,32 @@ HELPERS = collections.OrderedDict([
              "    for (i = 0; i ? (my_unlock(&(m)), 0) : (my_lock(&(m)), 1); i = 1)\n"),
     ("cleanup", "static void unlock_cleanup(void *m)\n{\n    pthread_mutex_unlock(m);\n}\n\n"
                 "static void note_cleanup(void *p)\n{\n    (*(long *)p)++;\n}\n"),
+    ("optional-macro", "#define OPT_LOCK(p) do { if (p) pthread_mutex_lock(p); } while (0)\n"
+                       "#define OPT_UNLOCK(p) do { if (p) pthread_mutex_unlock(p); } while (0)\n"),
+    ("effects", "static unsigned long fx_before, fx_released;\n\n"
+                "static void fx_lock(pthread_mutex_t *m, unsigned long *held)\n{\n"
+                "    __atomic_fetch_add(&fx_before, 1, __ATOMIC_RELAXED);\n"
+                "    pthread_mutex_lock(m);\n    (*held)++;\n}\n\n"
+                "static void fx_unlock(pthread_mutex_t *m, unsigned long *held)\n{\n"
+                "    (*held) += 2;\n    pthread_mutex_unlock(m);\n"
+                "    __atomic_fetch_add(&fx_released, 1, __ATOMIC_RELAXED);\n}\n"),
+    ("checked-wrapper", "static void die(int e, const char *what)\n{\n"
+                        "    fprintf(stderr, \"%s failed: %d\\n\", what, e);\n    exit(2);\n}\n\n"
+                        "static void ck_lock(pthread_mutex_t *m)\n{\n    int ret;\n\n"
+                        "    ret = pthread_mutex_lock(m);\n    if (ret)\n        die(ret, \"lock\");\n}\n\n"
+                        "static void ck_unlock(pthread_mutex_t *m)\n{\n"
+                        "    int ret = pthread_mutex_unlock(m);\n    if (ret < 0)\n"
+                        "        die(ret, \"unlock\");\n}\n"),
+    ("threads", "#define LEGACY_THREADS 1\n"),
 ])
 # The rcl-rewrite options a helper needs: its wrappers declared.
 WRAPPERS = {"wrapper": ("my_lock", "my_unlock"), "sync": ("my_lock", "my_unlock"),
-            "possess": ("possess_", "release_")}
+            "possess": ("possess_", "release_"), "effects": ("fx_lock", "fx_unlock"),
+            "checked-wrapper": ("ck_lock", "ck_unlock")}
+# The families of the second round (NEW_FAMILIES) and those only rcl-cc's copy converts.
+NEW_FAMILIES = ["optional", "optional-macro", "effects", "inferred", "checked-wrapper",
+                "macro-section", "ifdef-cross", "c11"]
+RESOLVED = ("macro-section", "ifdef-cross")
 
 RTYPES = {"str": "const char *", "chr": "char", "int": "long"}
 HASH = {"str": "hash_str(%s)", "chr": "(unsigned char)%s", "int": "(unsigned long)%s"}
@@ -83,7 +113,7 @@ LITERALS = {"str": ['"one"', '"busy"', '"e\\"q"', '"x;y"', '""'],
 class Section:
     """One function holding one critical section, drawn from the rng at construction."""
 
-    def __init__(self, k, rng, avoid=()):
+    def __init__(self, k, rng, avoid=(), rounds=(1, 2)):
         self.k = k
         ch = lambda p: rng.random() < p  # noqa: E731
         self.rtype = rng.choice(["str", "chr", "int", "int"])
@@ -103,6 +133,21 @@ class Section:
             self.lock_form = "asserted"
         if self.unlock_form == "checked-ne" and side.random() < 0.5:
             self.unlock_form = "asserted"
+        # The second round's shapes, from a generator of their own again.
+        # rounds: (1,) the first round's shapes only, (2,) the second's only, (1, 2) both.
+        new = random.Random("new/%r/%d" % (rng.getstate()[1][:8], k))
+        only_new = 1 not in rounds
+        if 2 not in rounds:
+            pass
+        elif family == "pthread" and (only_new or new.random() < 0.5):
+            self.lock_form = new.choice(([] if only_new else [self.lock_form]) +
+                                        ["checked-lt", "checked-notnot", "stored"])
+            self.unlock_form = new.choice(([] if only_new else [self.unlock_form]) +
+                                          ["checked-lt", "stored"])
+        if 2 in rounds and (only_new and family != "pthread" or new.random() < 0.45):
+            family = self.family = new.choice(NEW_FAMILIES)
+            if family == "macro-section":
+                self.outer = "plain"
         self.block_semi = ch(0.5)
         self.outer = "plain"
         if family == "pthread" and ch(0.15):
@@ -132,7 +177,9 @@ class Section:
         self.threaded = not self.reads_counter
         # Exits (not from a for-macro, a cleanup block or a statement expression: leaving
         # those with return/break/goto is undefined or skips the unlock).
-        can_exit = family in ("pthread", "block", "wrapper", "possess") and self.outer != "stmt-expr"
+        can_exit = family in ("pthread", "block", "wrapper", "possess", "optional",
+                              "optional-macro", "effects", "inferred", "checked-wrapper",
+                              "ifdef-cross", "c11") and self.outer != "stmt-expr"
         self.exits = []
         if can_exit:
             if self.outer == "loop":
@@ -169,7 +216,12 @@ class Section:
         else:
             d = {"block": "block macros", "wrapper": "wrappers",
                  "possess": "wrappers with location arguments",
-                 "sync": "synchronized-block macro"}.get(f, f)
+                 "sync": "synchronized-block macro", "optional": "optional lock",
+                 "optional-macro": "optional lock in a macro",
+                 "effects": "wrappers with effects", "inferred": "wrappers nobody declared",
+                 "checked-wrapper": "checked wrappers", "macro-section": "section in a macro",
+                 "ifdef-cross": "lock and unlock in #if blocks",
+                 "c11": "C11 mtx_t"}.get(f, f)
         if self.outer != "plain":
             d += ", " + {"loop": "in a loop", "stmt-expr": "in a statement expression"}[self.outer]
         return d
@@ -177,8 +229,11 @@ class Section:
     # -- pieces ----------------------------------------------------------------------------
     def helpers(self):
         need = set()
-        if self.family in ("block", "wrapper", "possess", "sync"):
+        if self.family in ("block", "wrapper", "possess", "sync", "optional-macro", "effects",
+                           "checked-wrapper"):
             need.add(self.family)
+        if self.family == "ifdef-cross":
+            need.add("threads")
         if self.family == "sync":
             need.add("wrapper")
         if self.family.startswith("cleanup"):
@@ -193,10 +248,35 @@ class Section:
         return "L_%d.value" % self.k if self.family == "possess" else "g_%d" % self.k
 
     def globals(self):
+        k = self.k
         if self.family == "possess":
-            return "static lock L_%d = { PTHREAD_MUTEX_INITIALIZER, 0 };\n" % self.k
-        return ("static pthread_mutex_t m_%d = PTHREAD_MUTEX_INITIALIZER;\n"
-                "static unsigned long g_%d;\n" % (self.k, self.k))
+            return "static lock L_%d = { PTHREAD_MUTEX_INITIALIZER, 0 };\n" % k
+        if self.family == "c11":
+            return "static mtx_t m_%d;\nstatic unsigned long g_%d;\n" % (k, k)
+        out = ("static pthread_mutex_t m_%d = PTHREAD_MUTEX_INITIALIZER;\n"
+               "static unsigned long g_%d;\n" % (k, k))
+        if self.family in ("optional", "optional-macro"):
+            out += "static pthread_mutex_t *opt_%d = &m_%d;\n" % (k, k)
+        if self.family == "effects":
+            out += "static unsigned long h_%d;\n" % k
+        if self.family == "inferred":
+            out += ("static void lk_%d(void)\n{\n    pthread_mutex_lock(&m_%d);\n}\n\n"
+                    "static void ulk_%d(void)\n{\n    pthread_mutex_unlock(&m_%d);\n}\n"
+                    % (k, k, k, k))
+        if self.family == "macro-section":
+            out += ("#define SECTION_%d(a, r) \\\n    do { \\\n"
+                    "        pthread_mutex_lock(&m_%d); \\\n"
+                    "        g_%d += (unsigned long)(a) + 1; \\\n"
+                    "        (r) += (long)((a) %% 5); \\\n"
+                    "        pthread_mutex_unlock(&m_%d); \\\n    } while (0)\n" % (k, k, k, k))
+        return out
+
+    def init_lines(self):
+        """What main() does before the first call (a C11 mutex has no static initializer)."""
+        if self.family == "c11":
+            return ["    if (mtx_init(&m_%d, mtx_plain) != thrd_success)" % self.k,
+                    "        abort();"]
+        return []
 
     def lock_lines(self, ind):
         k, f = self.k, self.family
@@ -207,6 +287,20 @@ class Section:
             return [ind + "my_lock(%s);" % m]
         if f == "possess":
             return [ind + "possess(&L_%d);" % k]
+        if f == "optional":
+            return [ind + "if (opt_%d)" % k, ind + "    pthread_mutex_lock(opt_%d);" % k]
+        if f == "optional-macro":
+            return [ind + "OPT_LOCK(opt_%d);" % k]
+        if f == "effects":
+            return [ind + "fx_lock(%s, &h_%d);" % (m, k)]
+        if f == "inferred":
+            return [ind + "lk_%d();" % k]
+        if f == "checked-wrapper":
+            return [ind + "ck_lock(%s);" % m]
+        if f == "ifdef-cross":
+            return ["#if LEGACY_THREADS", ind + "pthread_mutex_lock(%s);" % m, "#endif"]
+        if f == "c11":
+            return [ind + "if (mtx_lock(%s) != thrd_success)" % m, ind + "    abort();"]
         form = self.lock_form if f == "pthread" else "plain"
         call = "pthread_mutex_lock(%s)" % m
         if self.lock_continued:
@@ -216,6 +310,9 @@ class Section:
         out = {"plain": [ind + call + ";"], "void": [ind + "(void)" + call + ";"],
                "checked-ne": [ind + "if (%s != 0)" % call, ind + "    abort();"],
                "checked-bool": [ind + "if (%s)" % call, ind + "    abort();"],
+               "checked-lt": [ind + "if (%s < 0)" % call, ind + "    abort();"],
+               "checked-notnot": [ind + "if (!(!(%s)))" % call, ind + "    abort();"],
+               "stored": [ind + "rc = %s;" % call, ind + "if (rc)", ind + "    abort();"],
                "asserted": [ind + "assert(%s == 0);" % call],
                "macro": [ind + call + ";"]}[form]
         if self.comments:
@@ -231,12 +328,30 @@ class Section:
             return [ind + "my_unlock(%s);" % m]
         if f == "possess":
             return [ind + "release(&L_%d);" % k]
+        if f == "optional":
+            return [ind + "if (opt_%d)" % k, ind + "    pthread_mutex_unlock(opt_%d);" % k]
+        if f == "optional-macro":
+            return [ind + "OPT_UNLOCK(opt_%d);" % k]
+        if f == "effects":
+            return [ind + "fx_unlock(%s, &h_%d);" % (m, k)]
+        if f == "inferred":
+            return [ind + "ulk_%d();" % k]
+        if f == "checked-wrapper":
+            return [ind + "ck_unlock(%s);" % m]
+        if f == "ifdef-cross":
+            return ["#if LEGACY_THREADS", ind + "pthread_mutex_unlock(%s);" % m, "#endif"]
+        if f == "c11":
+            return [ind + "mtx_unlock(%s);" % m]
         form = self.unlock_form if f == "pthread" and (not exit_ or self.exit_unlock_same) \
             else "plain"
+        if exit_ and form == "stored":  # a stored unlock ends a section, no exit
+            form = "plain"
         call = "UNLOCK(%s)" % m if form == "macro" else "pthread_mutex_unlock(%s)" % m
         out = {"plain": [ind + call + ";"], "void": [ind + "(void)" + call + ";"],
                "checked-ne": [ind + "if (%s != 0)" % call, ind + "    abort();"],
                "checked-bool": [ind + "if (%s)" % call, ind + "    abort();"],
+               "checked-lt": [ind + "if (%s < 0)" % call, ind + "    abort();"],
+               "stored": [ind + "rc = %s;" % call, ind + "if (rc)", ind + "    abort();"],
                "asserted": [ind + "assert(%s == 0);" % call],
                "macro": [ind + call + ";"]}[form]
         if self.comments and not exit_:
@@ -353,9 +468,13 @@ class Section:
         if self.family == "sync":
             lines.append(ind + "int sync_i;")
         f = self.family
+        if f == "pthread" and "stored" in (self.lock_form, self.unlock_form):
+            lines.append(ind + "int rc;")
         if f == "pthread":
             stats["lock:" + self.lock_form] += 1
             stats["unlock:" + self.unlock_form] += 1
+        elif f in NEW_FAMILIES:
+            stats[f] += 1
         else:
             stats[{"block": "lock:block-macro", "wrapper": "lock:wrapper",
                    "possess": "lock:wrapper-location-args", "sync": "synchronized-macro"}.get(
@@ -378,6 +497,8 @@ class Section:
         elif f == "sync":
             lines += [ind + "SYNCHRONIZED(m_%d, sync_i) {" % k] + self.body(ind + "    ", "a", stats) \
                 + [ind + "}"]
+        elif f == "macro-section":
+            lines += [ind + "SECTION_%d(a, r);" % k]
         elif f == "cleanup-around":
             lines += [ind + "pthread_cleanup_push(note_cleanup, &r);"] + self.lock_lines(ind) \
                 + self.body(ind, "a", stats) + self.unlock_lines(ind) + [ind + "pthread_cleanup_pop(1);"]
@@ -414,13 +535,15 @@ class Program:
     """A legacy program: its sections (one function each) and its flags; render() writes the
     text for any subset of the sections (the reduction drops sections)."""
 
-    def __init__(self, seed, n_sections, avoid=()):
+    def __init__(self, seed, n_sections, avoid=(), rounds=(1, 2)):
         rng = random.Random(seed)
         self.seed = seed
         self.avoid = sorted(avoid)
-        self.sections = [Section(k, rng, avoid) for k in range(rng.randint(max(1, n_sections - 3),
-                                                                          n_sections))]
+        self.sections = [Section(k, rng, avoid, rounds)
+                         for k in range(rng.randint(max(1, n_sections - 3), n_sections))]
         self.std = rng.choice(["gnu89", "gnu99", "gnu11", "gnu11"])
+        if any(s.family == "c11" for s in self.sections):
+            self.std = "gnu11"  # <threads.h>
         self.cflags = ["-std=" + self.std]
         self.iterations = ITERATIONS
 
@@ -444,7 +567,11 @@ class Program:
                 lock.append(WRAPPERS[h][0])
                 unlock.append(WRAPPERS[h][1])
         # One option per wrapper: rcl-rewrite takes `--lock-fn=a,b` as one name, "a,b".
-        return ["--lock-fn=" + f for f in lock] + ["--unlock-fn=" + f for f in unlock]
+        out = ["--lock-fn=" + f for f in lock] + ["--unlock-fn=" + f for f in unlock]
+        # What only rcl-cc's copy converts: rewritten as rcl-cc does.
+        if any(self.sections[k].family in RESOLVED for k in keep):
+            out += ["--resolve-copy", "--line-directives"]
+        return out
 
     @property
     def rewrite_args(self):
@@ -463,6 +590,8 @@ class Program:
                "#undef NDEBUG", "#include <assert.h>",
                "#include <pthread.h>", "#include <stdio.h>", "#include <stdlib.h>",
                "#include <string.h>", ""]
+        if any(s.family == "c11" for s in secs):
+            out.insert(-1, "#include <threads.h>")
         for h in self.helpers(keep):
             out.append(HELPERS[h])
         out.append("static unsigned long hash_str(const char *s)\n{\n    unsigned long h = 5381;\n"
@@ -479,7 +608,10 @@ class Program:
                    + "".join("        *sum += %s;\n" % s.call("i & 15", "(long)i") for s in threaded)
                    + "    }\n    return NULL;\n}\n")
         main = ["int main(void)", "{", "    unsigned long crc = 0, sums[2] = {0, 0};",
-                "    pthread_t t[2];", "    int i;", "    for (i = 0; i < 16; i++) {"]
+                "    pthread_t t[2];", "    int i;"]
+        for s in secs:
+            main += s.init_lines()
+        main += ["    for (i = 0; i < 16; i++) {"]
         for s in secs:
             main.append("        crc = crc * 31 + %s;" % s.call("i", "(long)i * 3"))
         main += ["    }",
@@ -493,6 +625,10 @@ class Program:
                  '    printf("checksum = %016lx\\n", crc);']
         for s in secs:
             main.append('    printf("%s = %%lu\\n", %s);' % (s.counter(), s.counter()))
+            if s.family == "effects":
+                main.append('    printf("h_%d = %%lu\\n", h_%d);' % (s.k, s.k))
+        if any(s.family == "effects" for s in secs):
+            main.append('    printf("fx = %lu %lu\\n", fx_before, fx_released);')
         main += ["    return 0;", "}", ""]
         out += main
         return "\n".join(out), stats
@@ -505,6 +641,12 @@ class LegacyGenerator:
         ap.add_argument("--print", type=int, metavar="SEED",
                         help="print the program of SEED (its first line names the rewriter "
                              "options it needs) and exit")
+        ap.add_argument("--round", choices=["1", "2", "both"], default="both",
+                        help="the shapes: of the first round (the rewriter's first shapes, as the "
+                             "earlier campaigns drew them for each seed), of the second (checked "
+                             "results in other spellings, stored unlocks, optional locks, wrappers "
+                             "with effects, undeclared and checked wrappers, sections in macros "
+                             "and in #if blocks, C11), or both (the default)")
         ap.add_argument("--avoid", default="",
                         help="comma-separated known faults not to write: 'register' (a written "
                              "or hoisted register variable loses the keyword), 'return-literal' "
@@ -515,15 +657,19 @@ class LegacyGenerator:
     def handle(self, args):
         if args.print is None:
             return False
-        text, _ = Program(args.print, args.sections, avoided(args)).render()
+        text, _ = Program(args.print, args.sections, avoided(args), rounds(args)).render()
         sys.stdout.write(text)
         return True
 
     def program(self, seed, base, args):
-        return Program(seed, args.sections, avoided(args))
+        return Program(seed, args.sections, avoided(args), rounds(args))
 
 
 KNOWN_FAULTS = ("register", "return-literal", "checked-unlock")
+
+
+def rounds(args):
+    return {"1": (1,), "2": (2,), "both": (1, 2)}[args.round]
 
 
 def avoided(args):

@@ -1,0 +1,355 @@
+//===- WrapperModel.cpp - what a lock or unlock wrapper's definition does ---===//
+#include "WrapperModel.h"
+#include "LockApi.h"
+#include "ResultCheck.h"
+#include "StmtWalk.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/Basic/SourceManager.h"
+#include <set>
+
+using namespace clang;
+
+namespace rcl {
+
+bool reachableFromParameters(const Expr *E, const FunctionDecl *Def) {
+    if (E->HasSideEffects(Def->getASTContext())) return false;
+    bool Ok = true;
+    walk(E, [&](const Stmt *S) {
+        if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
+            const ValueDecl *D = Ref->getDecl();
+            if (const auto *Param = dyn_cast<ParmVarDecl>(D))
+                Ok &= Param->getDeclContext() == Def;
+            else if (const auto *Var = dyn_cast<VarDecl>(D))
+                Ok &= Var->hasGlobalStorage() && !Var->isStaticLocal() &&
+                      Var->getTLSKind() == VarDecl::TLS_None;
+        }
+        if (isa<CallExpr, StmtExpr>(S)) Ok = false;
+    });
+    return Ok;
+}
+
+namespace {
+
+/// Follows a wrapper's body along its success path (ResultCheck: the pthread call returns 0),
+/// statement by statement, and fills the summary.
+class SuccessPath {
+  public:
+    SuccessPath(const FunctionDecl *Def, LockOp Op, const LockApi &Api, WrapperSummary &Out)
+        : Def(Def), Ctx(Def->getASTContext()), Op(Op), Api(Api), Out(Out) {}
+
+    void run() {
+        const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
+        if (!Body) return fail("its body is not a block");
+        for (const Stmt *S : Body->body())
+            if (!Out.Problem) statement(S);
+        if (!Out.Problem && !Out.Operation) fail("");
+    }
+
+  private:
+    std::string kind() const { return Op == LockOp::Lock ? "lock" : "unlock"; }
+
+    /// "lock wrapper 'w' does more than lock its first argument[, and Why]".
+    void fail(std::string Why) {
+        if (Out.Problem) return;
+        Out.Problem = kind() + " wrapper '" + Def->getNameAsString() + "' does more than " +
+                      kind() + " its first argument" +
+                      (Why.empty() ? " (its definition would have to run inside the delegated "
+                                     "section; write the extra statements next to the call)"
+                                   : ", and " + Why);
+    }
+
+    unsigned lineOf(const Stmt *S) const {
+        const SourceManager &SM = Ctx.getSourceManager();
+        return SM.getExpansionLineNumber(S->getBeginLoc());
+    }
+
+    /// The pthread call of this wrapper's kind, if E is one (through parentheses, a `(void)`),
+    /// or a call of another declared wrapper of the same kind that this unit only declares (a
+    /// chain).
+    const CallExpr *expectedCall(const Expr *E) const {
+        const auto *Call = dyn_cast_or_null<CallExpr>(E ? E->IgnoreParenCasts() : nullptr);
+        const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+        if (!Callee || !Callee->getIdentifier()) return nullptr;
+        if (isPthreadOperation(Callee, Op)) return Call->getNumArgs() == 1 ? Call : nullptr;
+        return isChain(Call) ? Call : nullptr;
+    }
+    bool isChain(const CallExpr *Call) const {
+        const FunctionDecl *Callee = Call->getDirectCallee();
+        return Callee && Callee != Def && Api.pairOf(Callee->getName()) &&
+               Api.classify(Call) == Op && !Callee->hasBody();
+    }
+
+    /// Whether S contains a mutex operation or wait: the one this wrapper performs (Mine) or
+    /// any other (Other: a trylock first, another mutex, a declared wrapper).
+    void operations(const Stmt *S, bool &Mine, bool &Other) const {
+        walk(S, [&](const Stmt *N) {
+            const auto *Call = dyn_cast<CallExpr>(N);
+            if (!Call) return;
+            if (expectedCall(Call))
+                Mine = true;
+            else if (Api.classify(Call))
+                Other = true;
+        });
+    }
+
+    /// The statement that performs the operation, in one of the forms a wrapper writes it:
+    /// `op(E);`, `(void)op(E);`, `r = op(E);` (r a local of the wrapper), a check of the result
+    /// that fails when the call succeeds in any spelling (`if (op(E)) fail;`, an assert, `op(E)
+    /// == 0 || fail`, a macro block `do { int e; if ((e = op(E)) != 0) fail; } while (0)`), or
+    /// `return op(E);`. Null for anything else.
+    const CallExpr *operationForm(const Stmt *S) {
+        if (const auto *Return = dyn_cast<ReturnStmt>(S)) {
+            if (const CallExpr *Call = expectedCall(Return->getRetValue())) {
+                Returned = true;
+                return Call;
+            }
+            return nullptr;
+        }
+        if (const auto *Set = dyn_cast<BinaryOperator>(S); Set && Set->getOpcode() == BO_Assign) {
+            const auto *Ref = dyn_cast<DeclRefExpr>(Set->getLHS()->IgnoreParenImpCasts());
+            const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+            const CallExpr *Call = expectedCall(Set->getRHS());
+            if (!Var || !Call || !llvm::is_contained(Locals, Var)) return nullptr;
+            Stored = Var;
+            return Call;
+        }
+        if (const auto *E = dyn_cast<Expr>(S))
+            if (const CallExpr *Call = expectedCall(E)) return Call;
+        if (const CallExpr *Call = Api.checkedOperationStatement(S))
+            return expectedCall(Call) ? Call : nullptr;
+        return nullptr;
+    }
+
+    /// Whether S (a statement that does not operate on the mutex) may run elsewhere than in the
+    /// wrapper: a copy of it, in a function with the wrapper's parameters, does the same.
+    void effect(const Stmt *S) {
+        if (const auto *E = dyn_cast<Expr>(S); E && !E->HasSideEffects(Ctx))
+            return; // `(void)file;`: nothing to run
+        std::string Where = " (line " + std::to_string(lineOf(S)) + ")";
+        std::string What =
+            std::string("what it does ") + (Out.Operation ? "after" : "before") + " the " + kind();
+        std::optional<std::string> Why;
+        walk(S, [&](const Stmt *N) {
+            if (Why) return;
+            if (isa<ReturnStmt, GotoStmt, IndirectGotoStmt, LabelStmt, AddrLabelExpr, SwitchCase>(
+                    N))
+                Why = What + " returns or jumps" + Where;
+            else if (isa<PredefinedExpr, VAArgExpr>(N))
+                Why = What + " uses __func__ or its variable arguments" + Where;
+            else if (const auto *Decl = dyn_cast<DeclStmt>(N)) {
+                for (const clang::Decl *D : Decl->decls())
+                    if (const auto *Var = dyn_cast<VarDecl>(D); Var && Var->isStaticLocal())
+                        Why = What + " declares a static variable" + Where;
+            } else if (const auto *Ref = dyn_cast<DeclRefExpr>(N)) {
+                const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+                if (Var && llvm::is_contained(Locals, Var))
+                    Why = What + " uses its local '" + Var->getNameAsString() + "'" + Where;
+            }
+        });
+        if (isa<DeclStmt>(S)) Why = What + " declares a variable" + Where;
+        if (Why) return fail(*Why);
+        (Out.Operation ? Out.After : Out.Before).push_back(S);
+    }
+
+    void statement(const Stmt *S) {
+        if (Returned || isa<NullStmt>(S)) return; // after a return: reached by failures only
+        if (const auto *Label = dyn_cast<LabelStmt>(S)) {
+            // `error: return result;`, where failure branches jump: on the success path, only a
+            // place control passes through.
+            if (!Out.Operation) return fail("it has a label before the " + kind());
+            return statement(Label->getSubStmt());
+        }
+        if (const auto *Decl = dyn_cast<DeclStmt>(S)) return declaration(Decl);
+        // `if (1) { ... }`, `if (isthreaded)` with `#define isthreaded true`: the branch taken.
+        if (const auto *If = dyn_cast<IfStmt>(S);
+            If && !If->getInit() && !If->getConditionVariable()) {
+            ResultSource Constant;
+            std::optional<int64_t> V = valueOnSuccess(If->getCond(), Constant);
+            if (V && !Constant.Call) {
+                if (const Stmt *Taken = *V ? If->getThen() : If->getElse()) {
+                    if (const auto *Block = dyn_cast<CompoundStmt>(Taken)) {
+                        for (const Stmt *Child : Block->body())
+                            if (!Out.Problem) statement(Child);
+                    } else {
+                        statement(Taken);
+                    }
+                }
+                return;
+            }
+        }
+        bool Mine = false, Other = false;
+        operations(S, Mine, Other);
+        if (Other)
+            return fail("it operates on another mutex or waits (line " + std::to_string(lineOf(S)) +
+                        ")");
+        if (Mine) {
+            if (Out.Operation) return fail("it operates on the mutex twice");
+            if (const CallExpr *Call = operationForm(S)) return found(Call);
+            if (const CallExpr *Call = guarded(S)) return found(Call);
+            return fail("it uses the result of the " + kind() + " (line " +
+                        std::to_string(lineOf(S)) + ")");
+        }
+        if (const auto *Return = dyn_cast<ReturnStmt>(S)) return returns(Return);
+        if (Out.Operation && Stored && onlyChecksResult(S, Stored, Ctx)) return;
+        effect(S);
+    }
+
+    void found(const CallExpr *Call) {
+        Out.Operation = Call;
+        if (isChain(Call)) Out.Chain = Call;
+        Out.Mutex = Call->getNumArgs() ? Call->getArg(0)->IgnoreParenImpCasts() : nullptr;
+    }
+
+    /// `if (G) op(E);` (no else; the branch braced or not): G, when the wrapper does nothing
+    /// else; the operation. Null for anything else.
+    const CallExpr *guarded(const Stmt *S) {
+        const auto *If = dyn_cast<IfStmt>(S);
+        if (!If || If->getElse() || If->getInit() || If->getConditionVariable()) return nullptr;
+        const Stmt *Then = If->getThen();
+        if (const auto *Block = dyn_cast<CompoundStmt>(Then); Block && Block->size() == 1)
+            Then = Block->body_front();
+        const CallExpr *Call = nullptr;
+        if (const auto *E = dyn_cast<Expr>(Then)) Call = expectedCall(E);
+        if (!Call) Call = Api.checkedOperationStatement(Then);
+        if (!Call || !expectedCall(Call)) return nullptr;
+        bool ReadsLocal = false;
+        walk(If->getCond(), [&](const Stmt *N) {
+            if (const auto *Ref = dyn_cast<DeclRefExpr>(N))
+                ReadsLocal |= llvm::is_contained(Locals, dyn_cast<VarDecl>(Ref->getDecl()));
+        });
+        if (ReadsLocal || !reachableFromParameters(If->getCond(), Def)) return nullptr;
+        Out.Guard = If->getCond()->IgnoreParenImpCasts();
+        return Call;
+    }
+
+    void declaration(const DeclStmt *Decl) {
+        for (const clang::Decl *D : Decl->decls()) {
+            const auto *Var = dyn_cast<VarDecl>(D);
+            if (!Var || !Var->hasLocalStorage() || Var->getType()->isVariablyModifiedType())
+                return fail("it declares '" + (Var ? Var->getNameAsString() : std::string("?")) +
+                            "'");
+            Locals.push_back(Var);
+            const Expr *Init = Var->getInit();
+            if (!Init) continue;
+            if (const CallExpr *Call = expectedCall(Init)) {
+                // `int r = pthread_mutex_lock(E);`
+                if (Out.Operation || !Decl->isSingleDecl() || !Var->getType()->isIntegerType())
+                    return fail("it uses the result of the " + kind());
+                Stored = Var;
+                found(Call);
+                continue;
+            }
+            // `PaError result = paNoError;`: a constant the success path may return.
+            Expr::EvalResult Value;
+            if (Init->HasSideEffects(Ctx) || !Init->EvaluateAsInt(Value, Ctx))
+                return fail("it initialises '" + Var->getNameAsString() +
+                            "' with something else than a constant");
+            Known.push_back({Var, Value.Val.getInt().getExtValue()});
+        }
+    }
+
+    void returns(const ReturnStmt *Return) {
+        if (!Out.Operation) return fail("it returns before the " + kind());
+        Returned = true;
+        // Callers check the result as a pthread call's: it must be 0 on success.
+        if (!Return->getRetValue()) return;
+        ResultSource Src;
+        Src.Stored = Stored;
+        Src.Known = Known;
+        std::optional<int64_t> V = valueOnSuccess(Return->getRetValue(), Src);
+        if (!V || *V != 0 || Src.Call)
+            fail("it returns something else than 0 when the " + kind() + " succeeds");
+    }
+
+    const FunctionDecl *Def;
+    const ASTContext &Ctx;
+    LockOp Op;
+    const LockApi &Api;
+    WrapperSummary &Out;
+    const VarDecl *Stored = nullptr;     ///< the local the operation's result went to
+    std::vector<const VarDecl *> Locals; ///< the wrapper's locals declared so far
+    std::vector<std::pair<const VarDecl *, int64_t>> Known; ///< locals with a constant value
+    bool Returned = false;
+};
+
+} // namespace
+
+WrapperSummary summarizeWrapper(const FunctionDecl *Def, LockOp Op, const LockApi &Api) {
+    WrapperSummary Out;
+    Out.Def = Def;
+    SuccessPath(Def, Op, Api, Out).run();
+    if (Out.Problem) {
+        Out.Operation = nullptr;
+        Out.Mutex = nullptr;
+        Out.Chain = nullptr;
+        Out.Guard = nullptr;
+        Out.Before.clear();
+        Out.After.clear();
+    }
+    return Out;
+}
+
+namespace {
+
+std::vector<std::pair<std::string, std::string>> inferOnce(ASTContext &Ctx, const LockApi &Api,
+                                                           const std::set<std::string> *Only) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    std::vector<WrapperSummary> Locks, Unlocks;
+    for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+        const auto *Fn = dyn_cast<FunctionDecl>(D);
+        if (!Fn || !Fn->getIdentifier() || !Fn->doesThisDeclarationHaveABody() ||
+            Fn->isVariadic() ||
+            (Only ? !Only->count(Fn->getNameAsString()) : Api.pairOf(Fn->getName()) != nullptr) ||
+            !SM.isWrittenInMainFile(SM.getExpansionLoc(Fn->getBeginLoc())))
+            continue;
+        // Only a function that names the pthread call is worth reading.
+        bool Lock = false, Unlock = false;
+        walk(Fn->getBody(), [&](const Stmt *S) {
+            const auto *Call = dyn_cast<CallExpr>(S);
+            const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+            Lock |= isPthreadOperation(Callee, LockOp::Lock);
+            Unlock |= isPthreadOperation(Callee, LockOp::Unlock);
+        });
+        if (Lock == Unlock) continue; // neither, or both (a section, not a wrapper)
+        WrapperSummary S = summarizeWrapper(Fn, Lock ? LockOp::Lock : LockOp::Unlock, Api);
+        if (S.Problem || S.Chain || !S.Mutex || !reachableFromParameters(S.Mutex, Fn)) continue;
+        (Lock ? Locks : Unlocks).push_back(S);
+    }
+    std::vector<std::pair<std::string, std::string>> Out;
+    for (const WrapperSummary &L : Locks)
+        for (const WrapperSummary &U : Unlocks) {
+            if (L.Def->getNumParams() != U.Def->getNumParams()) continue;
+            bool Same = true;
+            for (unsigned I = 0; I < L.Def->getNumParams(); ++I)
+                Same &= Ctx.hasSameUnqualifiedType(L.Def->getParamDecl(I)->getType(),
+                                                   U.Def->getParamDecl(I)->getType());
+            if (!Same || !sameLvalue(L.Mutex, U.Mutex, Ctx) ||
+                (L.Guard != nullptr) != (U.Guard != nullptr) ||
+                (L.Guard && !sameLvalue(L.Guard, U.Guard, Ctx)))
+                continue;
+            Out.push_back({L.Def->getNameAsString(), U.Def->getNameAsString()});
+        }
+    return Out;
+}
+
+} // namespace
+
+std::vector<std::pair<std::string, std::string>> inferWrapperPairs(ASTContext &Ctx,
+                                                                   const LockApi &Api) {
+    // Read once more knowing the first reading's wrappers: a function that calls one of them
+    // besides its own operation (`sleep_one() { sched_lock(); n--; pthread_mutex_unlock(&m); }`)
+    // is a section, not a wrapper.
+    std::vector<std::pair<std::string, std::string>> First = inferOnce(Ctx, Api, nullptr);
+    if (First.empty()) return First;
+    LockApi Knowing = Api;
+    Knowing.addPairs(First);
+    std::set<std::string> Names;
+    for (const auto &[Lock, Unlock] : First) {
+        Names.insert(Lock);
+        Names.insert(Unlock);
+    }
+    return inferOnce(Ctx, Knowing, &Names);
+}
+
+} // namespace rcl

@@ -1,0 +1,6 @@
+#include "counter.h"
+
+long scale(long n)
+{
+    return 3 * n;
+}

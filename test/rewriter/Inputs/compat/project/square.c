@@ -1,0 +1,6 @@
+#include "counter.h"
+
+long square(long x)
+{
+    return x * x;
+}

@@ -532,7 +532,8 @@ const CallExpr *assertedOperation(const Expr *E) {
 
 } // namespace
 
-const CallExpr *LockApi::checkedOperationStatement(const Stmt *S) const {
+const CallExpr *LockApi::checkedOperationStatement(
+    const Stmt *S, std::vector<std::pair<const VarDecl *, int64_t>> *Assigned) const {
     std::vector<const VarDecl *> Locals;
     // `do { int e; X; } while (0)` or `{ int e; X; }`: locals without initializers, then X.
     if (const auto *Do = dyn_cast_or_null<DoStmt>(S); Do && isZero(Do->getCond()))
@@ -556,6 +557,7 @@ const CallExpr *LockApi::checkedOperationStatement(const Stmt *S) const {
     }
     const CallExpr *Call = nullptr;
     ResultSource Src{Locals};
+    Src.AllowAssigned = Assigned != nullptr;
     if (isa_and_nonnull<IfStmt>(S)) {
         if (falseOnSuccess(conditionWithoutElse(S), Src)) Call = Src.Call;
     } else if (const auto *E = dyn_cast_or_null<Expr>(S)) {
@@ -572,6 +574,16 @@ const CallExpr *LockApi::checkedOperationStatement(const Stmt *S) const {
     std::optional<LockOp> Op = Call ? classify(Call) : std::nullopt;
     if (!Op || (*Op != LockOp::Lock && *Op != LockOp::Unlock) || !Call->getType()->isIntegerType())
         return nullptr;
+    // An assigned variable that the operation's own arguments read would be set before they
+    // are evaluated (`(i = lock(&m[i]))`): no check.
+    for (const auto &A : Src.Assigned) {
+        bool Read = false;
+        walk(Call, [&](const Stmt *N) {
+            if (const auto *Ref = dyn_cast<DeclRefExpr>(N)) Read |= Ref->getDecl() == A.first;
+        });
+        if (Read) return nullptr;
+    }
+    if (Assigned) *Assigned = Src.Assigned;
     return Call;
 }
 

@@ -147,8 +147,13 @@ class LockApi {
     /// `(void)(op(&m) && F)`, `op(&m) == 0 || F`, `!op(&m) || F`, and any of these with the
     /// result stored in a variable declared in the same macro block, `do { int e; if ((e =
     /// op(m)) != 0) F; } while (0)` (or `{ ... }`). A delegated operation does not fail, so
-    /// such a statement is the operation alone.
-    const clang::CallExpr *checkedOperationStatement(const clang::Stmt *S) const;
+    /// such a statement is the operation alone. With Assigned, also a test that assigns the
+    /// result to another variable, `if ((rc = op(&m)) != 0) return rc;`: Assigned gets each
+    /// such variable with the value it holds on success (ResultSource::Assigned), which the
+    /// caller must set in place of the dropped statement; without it such a test is no check.
+    const clang::CallExpr *checkedOperationStatement(
+        const clang::Stmt *S,
+        std::vector<std::pair<const clang::VarDecl *, int64_t>> *Assigned = nullptr) const;
 
     /// For a call of a declared wrapper: why the call cannot be treated as a plain lock or
     /// unlock of its first argument (the first parameter is not a `pthread_mutex_t *`, or the

@@ -19,8 +19,16 @@ std::optional<int64_t> binary(const BinaryOperator *B, ResultSource &Src) {
         // `(e = lock(m))`, e a local of the macro block that holds the test.
         const auto *Ref = dyn_cast<DeclRefExpr>(B->getLHS()->IgnoreParenImpCasts());
         const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-        if (!Var || !llvm::is_contained(Src.Locals, Var)) return std::nullopt;
-        return evaluate(B->getRHS(), Src);
+        if (!Var) return std::nullopt;
+        if (llvm::is_contained(Src.Locals, Var)) return evaluate(B->getRHS(), Src);
+        // Another variable: it keeps the value after the test, which the caller must recreate.
+        if (!Src.AllowAssigned || !Var->getType()->isIntegerType() ||
+            Var->getType().isVolatileQualified() || Var->getType().isConstQualified() ||
+            llvm::any_of(Src.Assigned, [&](const auto &A) { return A.first == Var; }))
+            return std::nullopt;
+        std::optional<int64_t> V = evaluate(B->getRHS(), Src);
+        if (V) Src.Assigned.push_back({Var, *V});
+        return V;
     }
     if (Op == BO_Comma) {
         // glibc's assert: `(void)sizeof((X) ? 1 : 0), ...`; the sizeof is not evaluated.

@@ -33,6 +33,12 @@ struct ResultSource {
     const clang::VarDecl *Stored = nullptr;
     /// Locals known to hold a constant (a wrapper's `PaError result = paNoError;`).
     std::vector<std::pair<const clang::VarDecl *, int64_t>> Known;
+    /// Variables other than Locals that the test assigns the result to, with the value each
+    /// gets on success (PortAudio's `if ((paUtilErr_ = lock(m)) < paNoError)`, a file-scope
+    /// static; `if ((rc = lock(m)) != 0) return rc;`, a local of the function): a caller that
+    /// drops the test sets each to its value instead. Only with AllowAssigned.
+    std::vector<std::pair<const clang::VarDecl *, int64_t>> Assigned;
+    bool AllowAssigned = false;
     const clang::CallExpr *Call = nullptr;
     bool ReadsStored = false;
 };

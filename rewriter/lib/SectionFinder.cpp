@@ -31,8 +31,10 @@ void SectionFinder::storeSuccess(CriticalSection &CS, const Stmt *LockStmt, cons
     CS.CallSitePrefix = Var->getNameAsString() + " = 0; (void)" + Var->getNameAsString() + ";";
 }
 
-const CallExpr *SectionFinder::checkedLock(const Stmt *S) const {
-    const CallExpr *Call = Api.checkedOperationStatement(S);
+const CallExpr *
+SectionFinder::checkedLock(const Stmt *S,
+                           std::vector<std::pair<const VarDecl *, int64_t>> *Assigned) const {
+    const CallExpr *Call = Api.checkedOperationStatement(S, Assigned);
     return Call && Api.classify(Call) == LockOp::Lock ? Call : nullptr;
 }
 
@@ -237,7 +239,8 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
             const VarDecl *Stored = nullptr;
             const Expr *Guard = nullptr;
             unsigned Skip = 0;
-            if (!Call && (Call = checkedLock(Labelled))) Checked = true;
+            std::vector<std::pair<const VarDecl *, int64_t>> Assigned;
+            if (!Call && (Call = checkedLock(Labelled, &Assigned))) Checked = true;
             // `if (f->thlock) apr_thread_mutex_lock(f->thlock);`: an optional lock.
             if (!Call && (Call = Api.guardedOperationStatement(Labelled, Guard, &Checked)) &&
                 Api.classify(Call) != LockOp::Lock) {
@@ -259,7 +262,21 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
                 Sections.push_back(build(Fn, Block, Index, Call, Labelled, Skip, Guard));
                 CriticalSection &CS = Sections.back();
                 if (Stored && !CS.Refused) storeSuccess(CS, Labelled, Stored);
-                if ((Checked || Stored) && !CS.Refused) noteDroppedCheck(CS, Call, Stored);
+                // `if ((rc = lock(&m)) != 0) return rc;`: rc gets what the lock returned.
+                for (const auto &[Var, Value] : Assigned) {
+                    if (CS.Refused) break;
+                    CS.CallSitePrefix +=
+                        Var->getNameAsString() + " = " + std::to_string(Value) + ";" +
+                        (Var->hasLocalStorage() ? " (void)" + Var->getNameAsString() + ";"
+                                                : std::string());
+                }
+                if ((Checked || Stored) && !CS.Refused) {
+                    noteDroppedCheck(CS, Call, Stored);
+                    for (const auto &[Var, Value] : Assigned)
+                        CS.Notes.back().Text += "; '" + Var->getNameAsString() + "' is set to " +
+                                                std::to_string(Value) + ", what the test " +
+                                                "assigned it on success";
+                }
             }
             ++Index;
         }

@@ -70,7 +70,11 @@ class SectionFinder {
     const clang::Stmt *parent(const clang::Stmt *S) const;
     /// `if (pthread_mutex_lock(&m) != 0) fail;`: the lock call. A delegated lock does not fail
     /// that way: the whole statement starts a section and the branch is dropped, with a note.
-    const clang::CallExpr *checkedLock(const clang::Stmt *S) const;
+    /// With Assigned, also a test that assigns the result to a variable (`if ((rc =
+    /// lock(&m)) != 0) return rc;`): each such variable and the value it gets on success.
+    const clang::CallExpr *
+    checkedLock(const clang::Stmt *S,
+                std::vector<std::pair<const clang::VarDecl *, int64_t>> *Assigned = nullptr) const;
     /// `if (pthread_mutex_unlock(&m) != 0) abort();` (or a declared unlock wrapper): the unlock
     /// call. Such a statement releases the lock like a plain unlock; delegated, the unlock does
     /// not fail, so the whole statement ends the section (or is an exit) and the branch goes.

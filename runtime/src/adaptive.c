@@ -881,14 +881,51 @@ static const char *reason_text(enum rcl_reason r) {
     return "?";
 }
 
+/* Locks named by one call site (a pool's mutexes, first taken by one line) get "@i/n", i
+ * counting them by address, as rcl-prof does (profiler.md, "Lock identity"): each then has a
+ * name of its own. names[i] is table[i]'s name, or "" for a slot not reported. */
+#define RCL_NAME_LEN 160
+static void distinct_site_names(char (*names)[RCL_NAME_LEN], const bool *by_site) {
+    unsigned rank[RCL_ADAPTIVE_SLOTS], count[RCL_ADAPTIVE_SLOTS];
+    for (int i = 0; i < RCL_ADAPTIVE_SLOTS; i++) {
+        rank[i] = count[i] = 1;
+        if (!by_site[i]) continue;
+        uintptr_t self = (uintptr_t)atomic_load_explicit(&table[i].key, memory_order_relaxed);
+        for (int j = 0; j < RCL_ADAPTIVE_SLOTS; j++) {
+            if (j == i || !by_site[j] || strcmp(names[i], names[j]) != 0) continue;
+            count[i]++;
+            if ((uintptr_t)atomic_load_explicit(&table[j].key, memory_order_relaxed) < self)
+                rank[i]++;
+        }
+    }
+    for (int i = 0; i < RCL_ADAPTIVE_SLOTS; i++) {
+        size_t len = strlen(names[i]);
+        if (count[i] > 1) snprintf(names[i] + len, RCL_NAME_LEN - len, "@%u/%u", rank[i], count[i]);
+    }
+}
+
 void rcl_adaptive_report(FILE *f, bool json) {
     bool first = true;
+    /* at exit, once: 1024 names of 160 bytes are not for the stack */
+    char(*names)[RCL_NAME_LEN] = calloc(RCL_ADAPTIVE_SLOTS, RCL_NAME_LEN);
+    bool *by_site = calloc(RCL_ADAPTIVE_SLOTS, sizeof *by_site);
+    const char *identities[RCL_ADAPTIVE_SLOTS];
+    for (int i = 0; i < RCL_ADAPTIVE_SLOTS; i++) {
+        pthread_mutex_t *k = atomic_load_explicit(&table[i].key, memory_order_acquire);
+        identities[i] = NULL;
+        if (!k || !table[i].calls || !names || !by_site) continue;
+        identities[i] = rcl_lock_name(k, table[i].first_site, names[i], RCL_NAME_LEN - 16);
+        by_site[i] = strcmp(identities[i], "site") == 0;
+    }
+    if (names && by_site) distinct_site_names(names, by_site);
     for (int i = 0; i < RCL_ADAPTIVE_SLOTS; i++) {
         struct rcl_lock_entry *e = &table[i];
         pthread_mutex_t *k = atomic_load_explicit(&e->key, memory_order_acquire);
         if (!k || !e->calls) continue;
-        char name[160], site[160] = "";
-        const char *identity = rcl_lock_name(k, e->first_site, name, sizeof name);
+        char own[RCL_NAME_LEN], site[160] = "";
+        const char *identity = identities[i];
+        const char *name = identity ? names[i] : own;
+        if (!identity) identity = rcl_lock_name(k, e->first_site, own, sizeof own);
         if (e->first_site) rcl_site_name(e->first_site, site, sizeof site);
         double pct = 100.0 * (double)e->delegated / (double)e->calls;
         if (json)
@@ -911,4 +948,6 @@ void rcl_adaptive_report(FILE *f, bool json) {
                     (unsigned long long)e->st.est[RCL_PATH_DELEGATE]);
         first = false;
     }
+    free(names);
+    free(by_site);
 }

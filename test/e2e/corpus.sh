@@ -15,6 +15,9 @@
 #     --dry-run           says what each package would run, runs nothing
 #     --force             redoes packages that have a result already (default: skipped)
 #     --no-test           builds only
+#     --reuse-original    keeps the original build (and its times) of an earlier run that
+#                         built it, where there is one: only the converted build is redone
+#                         (for reruns after a change to rcl; the original does not change)
 #     --summary           only rewrites the summary from the results there are
 #     --build DIR         the RCL build directory (default: build; needs rewriter/rcl-cc)
 #     --work DIR          state and results (default: $RCL_CORPUS_DIR or /tmp/rcl-corpus)
@@ -45,7 +48,7 @@ CORPUS=$E2E/corpus
 BUILD=build
 WORK=${RCL_CORPUS_DIR:-/tmp/rcl-corpus}
 JOBS=2
-ONLY="" QUICK=0 DRY=0 LIST=0 FORCE=0 NOTEST=0 SUMMARY_ONLY=0
+ONLY="" QUICK=0 DRY=0 LIST=0 FORCE=0 NOTEST=0 SUMMARY_ONLY=0 REUSE_ORIG=0
 
 usage() { sed -n '2,/^# The whole script/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -57,6 +60,7 @@ while [ $# -gt 0 ]; do
         --dry-run) DRY=1 ;;
         --force) FORCE=1 ;;
         --no-test) NOTEST=1 ;;
+        --reuse-original) REUSE_ORIG=1 ;;
         --summary) SUMMARY_ONLY=1 ;;
         --build) BUILD=${2:?}; shift ;;
         --work) WORK=${2:?}; shift ;;
@@ -114,6 +118,7 @@ fi
 
 RCL_CC=$(cd "$BUILD" 2>/dev/null && pwd)/rewriter/rcl-cc
 RCL=$(cd "$BUILD" 2>/dev/null && pwd)/cli/rcl
+PROF_LIB=$(cd "$BUILD" 2>/dev/null && pwd)/profiler/librcl-prof.so
 REAL_CC=${RCL_CC_REAL_CC:-clang-19}
 if [ $DRY = 0 ] && { [ ! -x "$RCL_CC" ] || [ ! -x "$RCL" ]; }; then
     echo "corpus: $RCL_CC or $RCL not found (scripts/setup.sh builds them)" >&2
@@ -199,6 +204,11 @@ run_package() (
     fi
     mkdir -p "$D"
     facts=$D/facts.env
+    # --reuse-original: an earlier run's original build, kept with its facts (times, status).
+    local kept_orig=""
+    if [ $REUSE_ORIG = 1 ] && [ -d "$D/orig" ] && grep -qx 'orig_status=0' "$facts" 2>/dev/null; then
+        kept_orig=$(grep '^orig_' "$facts")
+    fi
     : >"$facts"
     fact() { printf '%s=%s\n' "$1" "$2" >>"$facts"; }
     fact name "$NAME"
@@ -291,8 +301,14 @@ run_package() (
                 awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] } printf "%.1f", s }')"
         return $st
     }
-    say "building the original with $REAL_CC ..."
-    if build orig "$REAL_CC"; then orig_ok=1; else orig_ok=0; say "the original did not build (see $D/orig-*.log)"; fi
+    if [ -n "$kept_orig" ]; then
+        say "the original: built by an earlier run, kept (--reuse-original)"
+        printf '%s\n' "$kept_orig" >>"$facts"
+        orig_ok=1
+    else
+        say "building the original with $REAL_CC ..."
+        if build orig "$REAL_CC"; then orig_ok=1; else orig_ok=0; say "the original did not build (see $D/orig-*.log)"; fi
+    fi
     # The quick slice is a test (check.sh): a package it cannot measure fails it, or the slice
     # would pass having compared nothing.
     quick_fail=0
@@ -326,6 +342,21 @@ run_package() (
                 default_failed "$D/test-$run.log" >"$D/test-$run.failed"
             fi
         done
+        # Weighted coverage (issue 30, item 12): the delegate-mode suite once more under
+        # rcl-prof's preload, which counts every acquisition of the suite's processes, a
+        # delegated section (librcl's hooks) apart from a pthread_mutex_lock left in place.
+        # A run of its own: the judged suites above run without the profiler.
+        if [ -f "$PROF_LIB" ]; then
+            say "test suite: converted, RCL_MODE=delegate, counting acquisitions (rcl-prof) ..."
+            rm -rf "$D/prof"; mkdir -p "$D/prof"
+            cd "$D/rcl" || return 1
+            t0=$(now)
+            (export CC=$RCL_CC JOBS RCL_MODE=delegate RCL_PROF_RAW_DIR=$D/prof RCL_PROF_COUNTERS=0
+             export RCL_PROF_PARENT=1 LD_PRELOAD=$PROF_LIB${LD_PRELOAD:+:$LD_PRELOAD}
+             timeout -k 10 "$TEST_TIMEOUT" bash -c "$TEST_CMD") >"$D/test-prof.log" 2>&1
+            fact test_prof_status $?
+            fact test_prof_s "$(elapsed "$t0" "$(now)")"
+        fi
     fi
     $SUMMARY package "$D" "$WORK/results/$NAME.json" | sed "s/^/[$i\/$N] $NAME: /"
     st=${PIPESTATUS[0]}

@@ -1,7 +1,7 @@
 // Lock identity: a global is named by its symbol (an element of a global array by symbol and
 // offset); a heap mutex by the line that initialised it, or, never initialised, by the line
 // that first locked it; a mutex destroyed and initialised again at the same address is a new
-// lock (#2).
+// lock (#2); the locks of a pool, initialised by one line, are told apart by address (@i/n).
 // RUN: %cc %s -o %t
 // RUN: %rcl-prof --json %t.json -- %t
 // RUN: %python %S/Inputs/profile_lines.py %t.json | FileCheck %s
@@ -37,5 +37,12 @@ int main(void) {
     pthread_mutex_unlock(zeroed);
     lock_n(zeroed, 4);
     free(zeroed);
+    pthread_mutex_t *pool = malloc(3 * sizeof *pool);
+    for (int i = 0; i < 3; i++)
+        pthread_mutex_init(&pool[i], NULL); // CHECK-DAG: lock {{[0-9]}} site:{{.*}}lock_identity.c:[[@LINE]]@1/3 identity=site acq=6 
+    lock_n(&pool[0], 6); // CHECK-DAG: lock {{[0-9]}} site:{{.*}}lock_identity.c:[[@LINE-1]]@2/3 identity=site acq=7 
+    lock_n(&pool[1], 7); // CHECK-DAG: lock {{[0-9]}} site:{{.*}}lock_identity.c:[[@LINE-2]]@3/3 identity=site acq=8 
+    lock_n(&pool[2], 8);
+    free(pool);
     return 0;
 }

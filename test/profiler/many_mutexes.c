@@ -8,7 +8,7 @@
 // RUN: %rcl-prof -o %t.small.txt --top 3 --max-locks 1000 -- %t
 // RUN: FileCheck %s --check-prefix=SMALL < %t.small.txt
 // CHECK: locks 1000 untracked=0 threads=1 ended_by=exit exit=0 total=100000
-// CHECK: lock 1000 site:{{.*}}many_mutexes.c:[[#INIT:]] identity=site acq=2
+// CHECK: lock 1000 site:{{.*}}many_mutexes.c:[[#INIT:]]@{{[0-9]+}}/1000 identity=site acq=2
 // REPORT: (99997 more locks below the top 3; --top 0 shows all)
 // SMALL: (997 more locks below the top 3; --top 0 shows all)
 // SMALL: 99000 locks were not tracked one by one (the lock table was full, --max-locks); together: 198000 acquisitions

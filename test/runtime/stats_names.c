@@ -23,12 +23,15 @@
 //
 // Without -rdynamic no symbol of the executable is visible in-process: every lock is named by its
 // first call site, as the executable's name and the address addr2line takes (checked with
-// llvm-symbolizer: the call sites are in the functions that took the locks first).
+// llvm-symbolizer: the call sites are in the functions that took the locks first); the three
+// bucket locks, first taken at one call site, are told apart by address (@i/n).
 // RUN: env RCL_MODE=adaptive RCL_STATS=1 %t.nordyn fclose 2>%t.txt
 // RUN: FileCheck %s --check-prefix=NORDYN < %t.txt
 // NORDYN-DAG: rcl: lock site:{{[^ ]*}}.nordyn+0x{{[0-9a-f]+}}: 1000 calls,
-// NORDYN-DAG: rcl: lock site:{{[^ ]*}}.nordyn+0x{{[0-9a-f]+}}: 300 calls,
-// RUN: sed -n 's/^rcl: lock site:[^ ]*+\(0x[0-9a-f]*\): \([0-9]*\) calls.*/\1/p' %t.txt \
+// NORDYN-DAG: rcl: lock site:{{[^ ]*}}.nordyn+0x[[BUCKETS:[0-9a-f]+]]@1/3: 10 calls,
+// NORDYN-DAG: rcl: lock site:{{[^ ]*}}.nordyn+0x[[BUCKETS]]@2/3: 300 calls,
+// NORDYN-DAG: rcl: lock site:{{[^ ]*}}.nordyn+0x[[BUCKETS]]@3/3: 100 calls,
+// RUN: sed -n 's/^rcl: lock site:[^ ]*+\(0x[0-9a-f]*\)[@0-9/]*: \([0-9]*\) calls.*/\1/p' %t.txt \
 // RUN:     | llvm-symbolizer --obj=%t.nordyn --no-inlines | FileCheck %s --check-prefix=SYM
 // SYM-DAG: {{^}}use_cache{{$}}
 // SYM-DAG: {{^}}use_buckets{{$}}

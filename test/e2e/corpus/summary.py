@@ -26,6 +26,9 @@ _spec = importlib.util.spec_from_file_location(
     "rcl_cc_report", os.path.join(HERE, "..", "rcl-cc-report.py"))
 rcl_cc_report = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(rcl_cc_report)
+_spec = importlib.util.spec_from_file_location("acquisitions", os.path.join(HERE, "acquisitions.py"))
+acquisitions = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(acquisitions)
 
 MODES = ("delegate", "adaptive", "local")
 CRASH = re.compile(r"PLEASE submit a bug report|Stack dump:|rcl-rewrite: internal error|"
@@ -165,19 +168,34 @@ def package(pkg_dir, out):
                 r["faults"].append("suite in RCL_MODE=%s: %s" % (
                     m, ("new failures: " + " ".join(new[:10])) if new else
                     "exit status %d, original 0%s" % (st, " (timeout)" if st in (124, 137) else "")))
+        # Weighted coverage: the delegate-mode suite once more under rcl-prof (corpus.sh).
+        if "test_prof_status" in f and os.path.isdir(os.path.join(pkg_dir, "prof")):
+            r["acquisitions"] = acquisitions.share(os.path.join(pkg_dir, "prof"),
+                                                   os.path.join(pkg_dir, "rcl"))
+            r["acquisitions"]["suite_status"] = int(f["test_prof_status"])
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, "w") as fo:
         json.dump(r, fo, indent=2)
         fo.write("\n")
     real = [x for x in r["faults"] if "not rcl's fault" not in x]
-    print("%d TUs, %d sections: %d converted, %d refused, %d not compiled; build %s s -> %s s%s%s; %s" % (
+    print("%d TUs, %d sections: %d converted, %d refused, %d not compiled%s; build %s s -> %s s%s%s; %s" % (
         tus, len(status), counts["converted"], counts["refused"], counts["not-compiled"],
+        "; acquisitions delegated in the suite: " + acq_text(r) if "acquisitions" in r else "",
         r.get("orig", {}).get("build_s", "-"), r.get("rcl", {}).get("build_s", "-"),
         (" (%.2fx)" % r["build_ratio"] if "build_ratio" in r else "") +
         (", CPU %.2fx" % r["build_cpu_ratio"] if "build_cpu_ratio" in r else ""),
         "; suite: " + suite_text(r) if "suite" in r else "",
         "faults: " + "; ".join(r["faults"]) if r["faults"] else "no fault"))
     return 1 if real else 0
+
+
+def acq_text(r):
+    """'83.1 % of 120,400' (delegated acquisitions in the suite's delegate-mode run), or '-'."""
+    a = r.get("acquisitions")
+    if not a or not a["acquisitions"]:
+        return "-"
+    return "%.1f %% of %s" % (100.0 * a["delegated"] / a["acquisitions"],
+                              format(a["acquisitions"], ","))
 
 
 def suite_text(r):
@@ -224,6 +242,9 @@ def summary(work):
     orig_cpu = sum(r["orig"]["build_cpu_s"] for r in timed)
     rcl_cpu = sum(r["rcl"]["build_cpu_s"] for r in timed)
     suites = [r for r in results if "suite" in r]
+    weighed = [r for r in results if r.get("acquisitions", {}).get("acquisitions")]
+    acq_all = sum(r["acquisitions"]["acquisitions"] for r in weighed)
+    acq_deleg = sum(r["acquisitions"]["delegated"] for r in weighed)
     doc = {"packages": len(results), "built": len(built), "totals": dict(tot),
            "build_seconds": {"original": round(orig_s, 1), "rcl_cc": round(rcl_s, 1),
                              "ratio": round(rcl_s / orig_s, 2) if orig_s else None},
@@ -231,6 +252,12 @@ def summary(work):
                                  "rcl_cc": round(rcl_cpu, 1),
                                  "ratio": round(rcl_cpu / orig_cpu, 2) if orig_cpu else None},
            "suites_run": len(suites),
+           "acquisitions": {"packages": len(weighed), "acquisitions": acq_all,
+                            "delegated": acq_deleg,
+                            "share": round(acq_deleg / acq_all, 4) if acq_all else None,
+                            "mean_of_packages": round(sum(
+                                r["acquisitions"]["delegated"] / r["acquisitions"]["acquisitions"]
+                                for r in weighed) / len(weighed), 4) if weighed else None},
            "suites_same_in_every_mode": sum(all(v.get("same_as_original", True)
                                                 for v in r["suite"].values()) for r in suites),
            "refusal_reasons": [{"reason": k, "sections": n, "packages": sorted(reason_pkgs[k])}
@@ -240,29 +267,36 @@ def summary(work):
     with open(os.path.join(work, "summary.json"), "w") as f:
         json.dump(doc, f, indent=2)
         f.write("\n")
-    md = ["| package | version | TUs | files not parsed (facts read) / files | pass 2 | sections | converted | refused | fallen back | crashes "
+    md = ["| package | version | TUs | files not parsed (facts read) / files | pass 2 | sections | converted | acquisitions delegated (suite) | refused | fallen back | crashes "
           "| build s (clang-19) | build s (rcl-cc) | ratio | CPU s (clang-19) | CPU s (rcl-cc) | CPU ratio | suite (orig; delegate, adaptive, local) |",
-          "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
+          "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
     for r in results:
         fbn = max(len(r.get("fallbacks", [])), len(r.get("fallback_reports", [])))
-        md.append("| %s | %s | %d | %d (%d) / %d | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s |" % (
+        md.append("| %s | %s | %d | %d (%d) / %d | %d | %d | %d | %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s |" % (
             r["name"], r.get("version") or "-", r.get("translation_units", 0),
             r.get("not_parsed", 0), r.get("facts_scanned", 0), r.get("files", 0),
             r.get("second_pass_units", 0),
-            r.get("sections", 0), r.get("converted", 0), r.get("refused", 0), fbn,
+            r.get("sections", 0), r.get("converted", 0), acq_text(r), r.get("refused", 0), fbn,
             r.get("rewriter_crashes", 0) + r.get("rcl_cc_crashes", 0),
             fmt_s(r, "orig"), fmt_s(r, "rcl"),
             "%.2fx" % r["build_ratio"] if "build_ratio" in r else "-",
             fmt_s(r, "orig", "build_cpu_s"), fmt_s(r, "rcl", "build_cpu_s"),
             "%.2fx" % r["build_cpu_ratio"] if "build_cpu_ratio" in r else "-", suite_text(r)))
-    md.append("| **total** (%d packages) | | %d | %d (%d) / %d | %d | %d | %d | %d | %d | %d | %.0f | %.0f | %s | %.0f | %.0f | %s | %d run, %d same in every mode |" % (
+    md.append("| **total** (%d packages) | | %d | %d (%d) / %d | %d | %d | %d | %s | %d | %d | %d | %.0f | %.0f | %s | %.0f | %.0f | %s | %d run, %d same in every mode |" % (
         len(results), tot["translation_units"], tot["not_parsed"], tot["facts_scanned"],
         tot["files"],
-        tot["second_pass_units"], tot["sections"], tot["converted"], tot["refused"],
+        tot["second_pass_units"], tot["sections"], tot["converted"],
+        "%.1f %% of %s" % (100.0 * acq_deleg / acq_all, format(acq_all, ",")) if acq_all else "-",
+        tot["refused"],
         tot["fallbacks"], tot["rewriter_crashes"] + tot["rcl_cc_crashes"], orig_s, rcl_s,
         "%.2fx" % (rcl_s / orig_s) if orig_s else "-", orig_cpu, rcl_cpu,
         "%.2fx" % (rcl_cpu / orig_cpu) if orig_cpu else "-", len(suites),
         doc["suites_same_in_every_mode"]))
+    md += ["", "Acquisitions delegated during the suites (RCL_MODE=delegate, counted by rcl-prof; "
+           "the share, not the section count, says whether RCL can pay): %s" % (
+               "%.1f %% of %s over %d package(s); the packages' mean %.1f %%" % (
+                   100.0 * acq_deleg / acq_all, format(acq_all, ","), len(weighed),
+                   100.0 * doc["acquisitions"]["mean_of_packages"]) if acq_all else "none counted")]
     md += ["", "Locks left alone (rcl converts pthread mutex sections only; acquisitions written "
            "in the files, each file once): %d spinlock, %d rwlock." % (
                tot["spinlock_sites"], tot["rwlock_sites"])]

@@ -539,21 +539,43 @@ const CallExpr *LockApi::checkedOperationStatement(
     if (const auto *Do = dyn_cast_or_null<DoStmt>(S); Do && isZero(Do->getCond()))
         S = Do->getBody();
     if (const auto *Block = dyn_cast_or_null<CompoundStmt>(S)) {
-        const Stmt *Only = nullptr;
+        // `do { int err = op(m); assert(err == 0); } while (0)` (PortAudio's ASSERT_CALL): a
+        // local of the block initialised with the operation, then only checks of it
+        // (onlyChecksResult: assertions, `(void)err;`, a branch that ends the program).
+        const VarDecl *InitVar = nullptr;
+        const CallExpr *InitCall = nullptr;
+        std::vector<const Stmt *> Rest;
         for (const Stmt *Child : Block->body()) {
             if (isa<NullStmt>(Child)) continue;
-            if (const auto *DS = dyn_cast<DeclStmt>(Child); DS && !Only) {
+            if (const auto *DS = dyn_cast<DeclStmt>(Child); DS && Rest.empty()) {
                 for (const Decl *D : DS->decls()) {
                     const auto *Var = dyn_cast<VarDecl>(D);
-                    if (!Var || !Var->hasLocalStorage() || Var->hasInit()) return nullptr;
+                    if (!Var || !Var->hasLocalStorage()) return nullptr;
+                    if (Var->hasInit()) {
+                        const auto *Init =
+                            dyn_cast<CallExpr>(Var->getInit()->IgnoreParenImpCasts());
+                        std::optional<LockOp> Op = Init ? classify(Init) : std::nullopt;
+                        if (InitVar || !DS->isSingleDecl() || !Var->getType()->isIntegerType() ||
+                            !Op || (*Op != LockOp::Lock && *Op != LockOp::Unlock))
+                            return nullptr;
+                        InitVar = Var;
+                        InitCall = Init;
+                        continue;
+                    }
                     Locals.push_back(Var);
                 }
                 continue;
             }
-            if (Only) return nullptr;
-            Only = Child;
+            Rest.push_back(Child);
         }
-        S = Only;
+        if (InitVar) {
+            const ASTContext &Ctx = InitVar->getASTContext();
+            for (const Stmt *R : Rest)
+                if (!onlyChecksResult(R, InitVar, Ctx)) return nullptr;
+            return InitCall->getType()->isIntegerType() ? InitCall : nullptr;
+        }
+        if (Rest.size() != 1) return nullptr;
+        S = Rest.front();
     }
     const CallExpr *Call = nullptr;
     ResultSource Src{Locals};

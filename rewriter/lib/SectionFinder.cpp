@@ -38,8 +38,10 @@ SectionFinder::checkedLock(const Stmt *S,
     return Call && Api.classify(Call) == LockOp::Lock ? Call : nullptr;
 }
 
-const CallExpr *SectionFinder::checkedUnlock(const Stmt *S) const {
-    const CallExpr *Call = Api.checkedOperationStatement(S);
+const CallExpr *
+SectionFinder::checkedUnlock(const Stmt *S,
+                             std::vector<std::pair<const VarDecl *, int64_t>> *Assigned) const {
+    const CallExpr *Call = Api.checkedOperationStatement(S, Assigned);
     return Call && Api.classify(Call) == LockOp::Unlock ? Call : nullptr;
 }
 
@@ -182,7 +184,10 @@ bool SectionFinder::isOperationOn(const Stmt *S, LockOp Op, MutexRef Mutex) cons
                sameMutex(Api.mutexOf(Call, Op), Mutex, Ctx);
     }
     const CallExpr *Call = Api.asOperationStatement(S);
-    if (!Call && Op == LockOp::Unlock) Call = checkedUnlock(S);
+    // A test that assigns the result to a variable releases too: a section's final unlock
+    // carries the assignment (build), an exit refuses it ("released inside an expression").
+    std::vector<std::pair<const VarDecl *, int64_t>> Assigned;
+    if (!Call && Op == LockOp::Unlock) Call = checkedUnlock(S, &Assigned);
     return Call && Api.classify(Call) == Op && sameMutex(Api.mutexOf(Call, Op), Mutex, Ctx);
 }
 
@@ -519,8 +524,21 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
                     refuseInMacro(insideMacro(Unlock->getBeginLoc()), Unlock->getBeginLoc());
                 return CS;
             }
-            if (const CallExpr *Checked = checkedUnlock(Unlock)) {
+            std::vector<std::pair<const VarDecl *, int64_t>> Assigned;
+            if (const CallExpr *Checked = checkedUnlock(Unlock, &Assigned)) {
                 noteDroppedCheck(CS, Checked);
+                // `PA_ENSURE(unlock(&m))`: the variable gets, after the section, what the
+                // test assigned it on success.
+                for (const auto &[Var, Value] : Assigned) {
+                    CS.CallSiteSuffix +=
+                        (CS.CallSiteSuffix.empty() ? "" : " ") + Var->getNameAsString() + " = " +
+                        std::to_string(Value) + ";" +
+                        (Var->hasLocalStorage() ? " (void)" + Var->getNameAsString() + ";"
+                                                : std::string());
+                    CS.Notes.back().Text += "; '" + Var->getNameAsString() + "' is set to " +
+                                            std::to_string(Value) +
+                                            ", what the test assigned it on success";
+                }
                 if (!noteEffects(CS, Checked, *CS.FinalUnlock)) return CS;
             } else if (!noteEffects(CS, Api.asOperationStatement(Unlock), *CS.FinalUnlock)) {
                 return CS;

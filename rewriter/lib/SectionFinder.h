@@ -78,7 +78,11 @@ class SectionFinder {
     /// `if (pthread_mutex_unlock(&m) != 0) abort();` (or a declared unlock wrapper): the unlock
     /// call. Such a statement releases the lock like a plain unlock; delegated, the unlock does
     /// not fail, so the whole statement ends the section (or is an exit) and the branch goes.
-    const clang::CallExpr *checkedUnlock(const clang::Stmt *S) const;
+    /// With Assigned, also a test that assigns the result to a variable (PortAudio's
+    /// `PA_ENSURE(PaUnixMutex_Unlock(&m))`), which only a section's final unlock can carry.
+    const clang::CallExpr *checkedUnlock(
+        const clang::Stmt *S,
+        std::vector<std::pair<const clang::VarDecl *, int64_t>> *Assigned = nullptr) const;
     /// The note of a converted section that drops the check of Call's result.
     void noteDroppedCheck(CriticalSection &CS, const clang::CallExpr *Call,
                           const clang::VarDecl *Stored = nullptr) const;

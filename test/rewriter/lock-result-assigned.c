@@ -4,8 +4,10 @@
 // pthread_mutex_lock(&m)) != 0) return rc;` whose rc the function returns later. The test is a
 // checked lock (a delegated lock does not fail); the call site sets the variable to what the
 // lock returned on success, so what reads it after sees the same value. A variable the lock's
-// own arguments read would be set too early: refused as before.
-// RUN: %rcl-rewrite --all --lock-fn=pa_lock --unlock-fn=pa_unlock %s -- %rcl_cflags > %t.c 2> %t.err
+// own arguments read would be set too early: refused as before. Rewritten as rcl-cc does
+// (--resolve-copy): PA_ENSURE inside the section writes the local result in its body. And a
+// macro block whose local is initialised with the operation and only asserted (ASSERT_CALL).
+// RUN: %rcl-rewrite --all --resolve-copy --lock-fn=pa_lock --unlock-fn=pa_unlock %s -- %rcl_cflags > %t.c 2> %t.err
 // RUN: FileCheck %s < %t.c
 // RUN: FileCheck %s --check-prefix=ERR < %t.err
 // RUN: %cc %s -o %t.orig && %t.orig > %t.orig.out
@@ -15,6 +17,7 @@
 // RUN: FileCheck %s --check-prefix=STATS < %t.stats
 // RUN: env RCL_MODE=adaptive %t.rcl > %t.adaptive.out && diff %t.orig.out %t.adaptive.out
 // RUN: env RCL_MODE=local %t.rcl > %t.local.out && diff %t.orig.out %t.local.out
+#include <assert.h>
 #include <pthread.h>
 #include <stdio.h>
 
@@ -48,7 +51,8 @@ static PaError pa_unlock(pthread_mutex_t *m) {
 }
 
 // CHECK-LABEL: static PaError set_state(int s) {
-// CHECK: paUtilErr_ = 0; rcl_delegate_ctx(&mtx, rcl_cs_set_state_1, &rcl_ctx, sizeof rcl_ctx);
+// CHECK: paUtilErr_ = 0;
+// CHECK: rcl_delegate_ctx(&{{ ?}}mtx, rcl_cs_set_state_{{[0-9]+}}, &rcl_ctx, sizeof rcl_ctx);
 // ERR-DAG: lock-result-assigned.c:[[@LINE+4]]:{{[0-9]+}}: rcl: note: converted critical section {{.*}}'paUtilErr_' is set to 0, what the test assigned it on success
 static PaError set_state(int s) {
     PaError result = paNoError;
@@ -63,7 +67,8 @@ error:
 }
 
 // CHECK-LABEL: static int add(int n) {
-// CHECK: rc = 0; (void)rc; rcl_delegate_ctx(&mtx, rcl_cs_add_2, &rcl_ctx, sizeof rcl_ctx);
+// CHECK: rc = 0; (void)rc;
+// CHECK: rcl_delegate_ctx(&{{ ?}}mtx, rcl_cs_add_{{[0-9]+}}, &rcl_ctx, sizeof rcl_ctx);
 static int add(int n) {
     int rc;
     if ((rc = pthread_mutex_lock(&mtx)) != 0)
@@ -71,6 +76,50 @@ static int add(int n) {
     total += n;
     pthread_mutex_unlock(&mtx);
     return rc + 100; // reads what the lock returned
+}
+
+// PortAudio's AlsaRestart: the unlock checked the same way, under the label the section's own
+// failure branches jump to; the variable gets its value after the section.
+// CHECK-LABEL: static PaError restart(int s) {
+// CHECK: paUtilErr_ = 0;
+// CHECK: rcl_delegate_ctx(&{{ ?}}mtx, rcl_cs_restart_{{[0-9]+}}, &rcl_ctx, sizeof rcl_ctx);
+// CHECK-NEXT: } paUtilErr_ = 0;
+static int stop_ok(int s) { return s < 0 ? -5 : 0; }
+static PaError restart(int s) {
+    PaError result = paNoError;
+    PA_ENSURE(pa_lock(&mtx));
+    PA_ENSURE(stop_ok(s));
+    state = s;
+error:
+    PA_ENSURE(pa_unlock(&mtx));
+    return result;
+}
+
+// CHECK-LABEL: static int sub(int n) {
+// CHECK: rcl_delegate_ctx(&{{ ?}}mtx, rcl_cs_sub_{{[0-9]+}}, &rcl_ctx, sizeof rcl_ctx);
+// CHECK-NEXT: } rc = 0; (void)rc;
+static int sub(int n) {
+    int rc = 7;
+    pthread_mutex_lock(&mtx);
+    total -= n;
+    if ((rc = pthread_mutex_unlock(&mtx)) != 0)
+        return -1;
+    return rc + 200;
+}
+
+// PortAudio's JACK host: `ASSERT_CALL(pthread_mutex_lock(&m), 0)`, a macro block whose local
+// is initialised with the operation and then only asserted.
+#define ASSERT_CALL(expr, success)                                                                 \
+    do {                                                                                           \
+        int err = (expr);                                                                          \
+        assert(err == success);                                                                    \
+    } while (0)
+// CHECK-LABEL: static void jack_flag(int s) {
+// CHECK: rcl_delegate_ctx(&{{ ?}}mtx, rcl_cs_jack_flag_{{[0-9]+}}, &rcl_ctx, sizeof rcl_ctx);
+static void jack_flag(int s) {
+    ASSERT_CALL(pthread_mutex_lock(&mtx), 0);
+    state += s;
+    ASSERT_CALL(pthread_mutex_unlock(&mtx), 0);
 }
 
 // ERR-DAG: lock-result-assigned.c:[[@LINE+3]]:{{[0-9]+}}: rcl: cannot convert critical section: the result of pthread_mutex_lock is used
@@ -88,7 +137,11 @@ int main(void) {
     printf("paUtilErr_ %d\n", paUtilErr_);
     printf("add %d\n", add(5));
     printf("pick %d\n", pick(1));
+    printf("restart %d %d\n", restart(4), restart(-1));
+    printf("paUtilErr_ %d\n", paUtilErr_);
+    printf("sub %d\n", sub(2));
+    jack_flag(10);
     printf("state %d total %d\n", state, total);
     return 0;
 }
-// STATS: rcl: server 0 (cpu {{-?[0-9]+}}): 2 sections served
+// STATS: rcl: server 0 (cpu {{-?[0-9]+}}): 6 sections served

@@ -154,6 +154,11 @@ class Section:
         assign = random.Random("assigned/%r/%d" % (rng.getstate()[1][:8], k))
         if 2 in rounds and family == "pthread" and assign.random() < 0.2:
             self.lock_form = assign.choice(["assigned", "assigned-global"])
+        # A macro block whose local is initialised with the lock and only asserted
+        # (PortAudio's ASSERT_CALL), again from a generator of its own.
+        block_local = random.Random("assert-call/%r/%d" % (rng.getstate()[1][:8], k))
+        if 2 in rounds and family == "pthread" and block_local.random() < 0.1:
+            self.lock_form = "assert-call"
         self.block_semi = ch(0.5)
         self.outer = "plain"
         if family == "pthread" and ch(0.15):
@@ -325,6 +330,7 @@ class Section:
                "assigned-global": [ind + "if ((lock_err_%d = %s) < 0)" % (k, call),
                                    ind + "    abort();"],
                "asserted": [ind + "assert(%s == 0);" % call],
+               "assert-call": [ind + "do { int err = %s; assert(err == 0); } while (0);" % call],
                "macro": [ind + call + ";"]}[form]
         if self.comments:
             out[-1] += " /* enter: the counter is ours */"

@@ -605,6 +605,13 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
             }
     }
     if (!Last) {
+        // A lock wrapper whose definition cannot be read as a lock (jemalloc's
+        // malloc_mutex_lock: a trylock, then a slow path) pairs with no unlock: say why, not
+        // that the lock is held past its block (issue 30, item 10).
+        if (std::optional<std::string> Problem = Api.wrapperProblem(LockCall)) {
+            CS.Refused = refuse(*Problem, Where);
+            return CS;
+        }
         if (std::optional<unsigned> Loop = workerLoop(CS, Block))
             CS.Refused = refuse(workerLoopReason(*Loop), Where);
         else

@@ -43,7 +43,12 @@ class SuccessPath {
         if (!Body) return fail("its body is not a block");
         for (const Stmt *S : Body->body())
             if (!Out.Problem) statement(S);
-        if (!Out.Problem && !Out.Operation) fail("");
+        // jemalloc's malloc_mutex_lock: a trylock and a slow path in functions it calls.
+        if (!Out.Problem && !Out.Operation)
+            fail("it calls no pthread_mutex_" + kind() + " nor declared " + kind() +
+                 " wrapper itself (the " + kind() +
+                 " happens in functions it calls, an acquisition of its own that a delegated "
+                 "section cannot stand for)");
     }
 
   private:

@@ -117,24 +117,119 @@ def latest_by_source(entries):
     return list(last.values())
 
 
-def read_facts(facts_dir):
-    """The functions the facts files define: ({name: the functions of other units it calls},
-    {name: what makes it unfit for a server, for those it has one})."""
+def _functions(facts_dir):
+    """The functions of the facts files, one dict each (a facts file holds one JSON object a
+    line, rewriter/lib/ProjectFacts.h: a function, "fn", or an address-taken one, "taken")."""
     import glob
-    calls, hazards = {}, {}
+    import json
     for path in glob.glob(os.path.join(facts_dir, "*.facts")):
         try:
             with open(path, errors="replace") as f:
-                for line in f:
-                    fields = line.rstrip("\n").split("\t")
-                    if len(fields) == 3:
-                        calls.setdefault(fields[0], set()).update(
-                            c for c in fields[2].split(",") if c)
-                        if fields[1]:
-                            hazards[fields[0]] = fields[1]
+                lines = f.readlines()
         except OSError:
-            pass
+            continue
+        for line in lines:
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(entry, dict) and entry.get("fn"):
+                yield entry
+
+
+def read_facts(facts_dir):
+    """The functions the facts files define: ({key: the functions of other units it calls},
+    {key: what makes it unfit for a server, for those it has one})."""
+    calls, hazards = {}, {}
+    for entry in _functions(facts_dir):
+        calls.setdefault(entry["fn"], set()).update(c for c in entry.get("calls", []) if c)
+        if entry.get("hazard"):
+            hazards[entry["fn"]] = entry["hazard"]
     return calls, hazards
+
+
+# The name a waiting section gives for the targets of a call through a function pointer: they
+# are the program's address-taken functions of its type, known only once every file of the
+# build has its facts.
+POINTER_TARGETS = "*"
+# The file of the facts directory that says every file of the build has its facts (the
+# rewriter then judges calls through pointers by their targets).
+COMPLETE = "complete"
+
+
+# The file of the facts directory that says which units the build links together
+# (write_programs).
+PROGRAMS = "programs.json"
+
+
+def mark_complete(facts_dir, complete, root=None):
+    """Says (or no longer says) that every file of the build has its facts in facts_dir; with
+    root, the build tree, also which units may run in one program (write_programs)."""
+    path = os.path.join(facts_dir, COMPLETE)
+    if complete:
+        if root:
+            write_programs(facts_dir, root)
+        with open(path, "w") as f:
+            f.write("every file of the build has its facts here\n")
+    else:
+        for name in (COMPLETE, PROGRAMS):
+            try:
+                os.unlink(os.path.join(facts_dir, name))
+            except OSError:
+                pass
+
+
+def write_programs(facts_dir, root):
+    """Writes facts_dir/programs.json, {"units": {unit: [the units that may share a program with
+    it]}}: a build often links several programs and libraries (a daemon, its client library,
+    test programs), and a call through a pointer in one of them reaches only the functions whose
+    address is taken in the same one. The executables and shared libraries under root are found
+    by their ELF headers; the units in each are those that define a function it defines, by its
+    symbol table (a global name, or a static one among the address-taken statics the facts
+    list), counting only names that one unit alone defines (`main` tells nothing); a program and
+    a library of the build that it needs (DT_NEEDED) count as one. A unit found in no artifact
+    may be in any: it joins every group (and the rewriter keeps every unit for a unit that has
+    no group)."""
+    import json
+    from . import elf
+    units_of = {}  # (name, global) -> units: a static function's key is name@unit
+    every = set()
+    for entry in _functions(facts_dir):
+        if entry.get("unit") and not entry.get("library"):
+            name = entry.get("name") or entry["fn"]
+            units_of.setdefault((name, "@" not in entry["fn"]), set()).add(entry["unit"])
+            every.add(entry["unit"])
+    artifacts = []  # (units, soname, needed)
+    skip = os.path.realpath(facts_dir)
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d != ".git" and
+                   os.path.realpath(os.path.join(directory, d)) != skip]
+        for name in files:
+            path = os.path.join(directory, name)
+            if os.path.islink(path) or not os.path.isfile(path):
+                continue
+            found = elf.linked_artifact(path)
+            if found is None:
+                continue
+            functions, soname, needed = found
+            units = set()
+            for f in functions:
+                owners = units_of.get(f, ())
+                if len(owners) == 1:
+                    units |= owners
+            if units:
+                artifacts.append((units, soname, set(needed)))
+    groups = {}
+    for units, soname, needed in artifacts:
+        group = set(units)
+        for other, other_soname, other_needed in artifacts:
+            if (other_soname and other_soname in needed) or (soname and soname in other_needed):
+                group |= other
+        for u in units:
+            groups.setdefault(u, set()).update(group)
+    unfound = every - set(groups)
+    with open(os.path.join(facts_dir, PROGRAMS), "w") as f:
+        json.dump({"units": {u: sorted(g | unfound) for u, g in sorted(groups.items())}}, f)
 
 
 def still_unknown(facts_dir, roots):
@@ -172,12 +267,15 @@ def _mentions(path, pattern):
         return False
 
 
-def scan_needed(facts_dir, entries, jobs):
+def scan_needed(facts_dir, entries, jobs, root=None):
     """Records the facts of the units whose parse rcl-cc skipped (no mutex call) and whose text
     names a function that a waiting section reaches without facts; then of those that the newly
     recorded functions reach, until no other skipped unit names one. A definition the text does
     not spell (made by a macro) is not found: its callers stay refused as waiting for facts,
-    the safe side. Returns (units scanned, scans that failed)."""
+    the safe side. When a waiting section calls through a function pointer (POINTER_TARGETS),
+    every skipped unit is read: any of them may take the address of a possible target; the
+    facts directory is then marked complete (mark_complete), with the programs of the build tree
+    root (default: the working directory). Returns (units scanned, scans that failed)."""
     import concurrent.futures  # here: rcl-cc imports this module for every compile
     import re
     import subprocess
@@ -188,13 +286,12 @@ def scan_needed(facts_dir, entries, jobs):
         else:
             skipped.pop(e.get("source"), None)
     roots = {n for e in entries if e.get("waiting") for n in e.get("unknown", [])}
-    need = still_unknown(facts_dir, roots)
+    everything = POINTER_TARGETS in roots
+    roots.discard(POINTER_TARGETS)
     scanned, failed = set(), 0
-    while need:
-        pattern = re.compile(r"\b(?:%s)\b" % "|".join(re.escape(n) for n in sorted(need)))
-        todo = [src for src in skipped if src not in scanned and _mentions(src, pattern)]
-        if not todo:
-            break
+
+    def scan(todo):
+        nonlocal failed
         with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as pool:
             results = list(pool.map(
                 lambda src: subprocess.run(skipped[src]["command"], cwd=skipped[src]["cwd"],
@@ -202,8 +299,42 @@ def scan_needed(facts_dir, entries, jobs):
                                            stderr=subprocess.DEVNULL).returncode, todo))
         failed += sum(1 for r in results if r != 0)
         scanned.update(todo)
+
+    need = still_unknown(facts_dir, roots) if not everything else set()
+    while need:
+        pattern = re.compile(r"\b(?:%s)\b" % "|".join(re.escape(n) for n in sorted(need)))
+        todo = [src for src in skipped if src not in scanned and _mentions(src, pattern)]
+        if not todo:
+            break
+        scan(todo)
         # Only what the waiting sections reach: a function a newly read file defines leads on
         # to its callees; the calls of functions no waiting section reaches do not count, nor
         # those beyond a function that decides its callers' refusal (still_unknown).
         need = still_unknown(facts_dir, roots)
+    # A call through a pointer may also lie in a function whose facts were only just read (a
+    # waiting section calls fuse_log, which calls log_func): its targets need every file too.
+    if everything or reaches_pointer_call(facts_dir, roots):
+        scan(sorted(src for src in skipped if src not in scanned))
+        if not failed:
+            mark_complete(facts_dir, True, root or os.getcwd())
     return scanned, failed
+
+
+def reaches_pointer_call(facts_dir, roots):
+    """Whether a function that the roots reach through the recorded facts calls through a
+    pointer (an "icall" effect)."""
+    calls, pointers = {}, set()
+    for entry in _functions(facts_dir):
+        calls.setdefault(entry["fn"], set()).update(entry.get("calls", []))
+        if any(x.get("k") == "icall" for x in entry.get("effects", [])):
+            pointers.add(entry["fn"])
+    seen, work = set(roots), list(roots)
+    while work:
+        name = work.pop()
+        if name in pointers:
+            return True
+        for callee in calls.get(name, ()):
+            if callee not in seen:
+                seen.add(callee)
+                work.append(callee)
+    return False

@@ -5,7 +5,10 @@ can reach it)."""
 import struct
 
 PT_LOAD, PT_INTERP = 1, 3
-SHT_STRTAB = 3
+SHT_SYMTAB, SHT_STRTAB, SHT_DYNAMIC, SHT_DYNSYM = 2, 3, 6, 11
+ET_EXEC, ET_DYN = 2, 3
+STT_FUNC = 2
+DT_NEEDED, DT_SONAME = 1, 14
 
 
 class Elf:
@@ -80,6 +83,24 @@ class Elf:
             out.append((names[n:names.find(b"\0", n)], sh_type, off, size))
         return out
 
+    def e_type(self):
+        with open(self.path, "rb") as f:
+            f.seek(16)
+            return struct.unpack(self.end + "H", f.read(2))[0]
+
+    def section_headers(self):
+        """[(sh_type, sh_offset, sh_size, sh_link, sh_entsize)] of every section, in order."""
+        if not self.shoff or not self.shnum:
+            return []
+        table = self._read(self.shoff, self.shentsize * self.shnum)
+        fmt = self.end + ("IIQQQQIIQQ" if self.is64 else "10I")
+        out = []
+        for i in range(self.shnum):
+            _, sh_type, _, _, off, size, link, _, _, entsize = struct.unpack_from(
+                fmt, table, i * self.shentsize)
+            out.append((sh_type, off, size, link, entsize))
+        return out
+
     def section_names(self):
         """The names of the sections (bytes), in order."""
         return [s[0] for s in self.sections()]
@@ -142,3 +163,48 @@ def symbols_among(path, names):
     if not tables:
         return None
     return {n for n in names if any(n.encode() + b"\0" in t for t in tables)}
+
+
+def linked_artifact(path):
+    """For an executable or a shared library (not an object file): (the functions it defines,
+    from .symtab, or .dynsym when it is stripped, as (name, whether its binding is global or
+    weak); its soname or None; the sonames it needs). None for anything else."""
+    elf = Elf.open(path)
+    if elf is None:
+        return None
+    try:
+        if elf.e_type() not in (ET_EXEC, ET_DYN):
+            return None
+        headers = elf.section_headers()
+        kinds = {h[0] for h in headers}
+        wanted = SHT_SYMTAB if SHT_SYMTAB in kinds else SHT_DYNSYM
+        functions = set()
+        soname, needed = None, []
+        for sh_type, off, size, link, entsize in headers:
+            if sh_type not in (wanted, SHT_DYNAMIC) or not entsize or link >= len(headers):
+                continue
+            data = elf._read(off, size)
+            strings = elf._read(headers[link][1], headers[link][2])
+
+            def text(at):
+                return strings[at:strings.find(b"\0", at)].decode("utf-8", "replace")
+            if sh_type == SHT_DYNAMIC:
+                fmt = elf.end + ("qQ" if elf.is64 else "iI")
+                for i in range(size // entsize):
+                    tag, val = struct.unpack_from(fmt, data, i * entsize)
+                    if tag == DT_NEEDED:
+                        needed.append(text(val))
+                    elif tag == DT_SONAME:
+                        soname = text(val)
+                continue
+            for i in range(size // entsize):
+                if elf.is64:
+                    name, info, _, shndx = struct.unpack_from(elf.end + "IBBH", data, i * entsize)
+                else:
+                    name, _, _, info, _, shndx = struct.unpack_from(elf.end + "IIIBBH", data,
+                                                                    i * entsize)
+                if info & 0xF == STT_FUNC and shndx != 0:
+                    functions.add((text(name), info >> 4 != 0))
+        return functions, soname, needed
+    except (OSError, struct.error, IndexError):
+        return None

@@ -3,47 +3,25 @@
 #include "StmtWalk.h"
 
 #include "clang/Lex/Lexer.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include <algorithm>
+#include <functional>
 #include <set>
 #include <sys/syscall.h>
-#include <unistd.h>
 
 using namespace clang;
 
 namespace rcl {
 
-/// Calls whose behaviour depends on the thread that makes them, with the reason. InCallee: the
-/// call is in a function the section calls, whose own frame (alloca, va_start, a setjmp it
-/// returns to) stays its own; what acts on the calling thread still acts on the server.
-/// errno is not here: the runtime carries the client's errno into every delegated call and the
-/// server's back out (docs/rewriter.md, "Thread identity").
-static std::optional<std::string> threadIdentityReason(const CallExpr *Call, bool InCallee) {
-    const FunctionDecl *Callee = Call->getDirectCallee();
-    if (!Callee || !Callee->getIdentifier()) return std::nullopt;
-    StringRef Name = Callee->getName();
+/// What calling the function Name does to or with the calling thread, judged by the name alone
+/// (threadIdentityReason adds what depends on the arguments and the spelling). InCallee: see
+/// threadIdentityReason. errno is not here: the runtime carries the client's errno into every
+/// delegated call and the server's back out (docs/rewriter.md, "Thread identity").
+static std::optional<std::string> namedHazard(StringRef Name, bool InCallee) {
     if (Name == "pthread_self" || Name == "gettid" || Name == "pthread_getspecific" ||
         Name == "pthread_setspecific" || Name == "pthread_exit")
         return std::string("depends on the calling thread's identity");
-    if (Name == "syscall" && Call->getNumArgs() > 0) {
-        // syscall(SYS_gettid) and the raw forms of the calls below.
-        Expr::EvalResult Number;
-        const Expr *Arg = Call->getArg(0);
-        if (!Arg->isValueDependent() && Arg->EvaluateAsInt(Number, Callee->getASTContext()) &&
-            Number.Val.isInt()) {
-            int64_t N = Number.Val.getInt().getExtValue();
-            if (N == SYS_gettid) return std::string("depends on the calling thread's identity");
-            if (N == SYS_prctl || N == SYS_sched_setaffinity || N == SYS_sched_getaffinity ||
-                N == SYS_setpriority || N == SYS_sched_setscheduler || N == SYS_sched_setparam)
-                return std::string("acts on the calling thread (syscall), which would be the "
-                                   "server");
-            if (N == SYS_rt_sigprocmask || N == SYS_rt_sigsuspend || N == SYS_rt_sigtimedwait ||
-                N == SYS_sigaltstack)
-                return std::string("changes or uses the calling thread's signal state");
-        }
-    }
     // Attributes of the calling thread: its name, CPU affinity, priority, scheduling policy,
     // namespaces.
     if (Name == "prctl" || Name == "sched_setaffinity" || Name == "sched_getaffinity" ||
@@ -57,17 +35,6 @@ static std::optional<std::string> threadIdentityReason(const CallExpr *Call, boo
         Name == "sigpending" || Name == "sigaltstack" || Name == "raise" || Name == "pause" ||
         Name == "sighold" || Name == "sigrelse" || Name == "sigpause" || Name == "siginterrupt")
         return std::string("changes or uses the calling thread's signal state");
-    // glibc's pthread_cleanup_push is a macro that calls __sigsetjmp: name what the user wrote.
-    if (Name == "__sigsetjmp" || Name == "_setjmp" || Name == "setjmp")
-        for (SourceLocation Loc = Call->getBeginLoc(); Loc.isMacroID();) {
-            const SourceManager &SM = Callee->getASTContext().getSourceManager();
-            if (Lexer::getImmediateMacroName(Loc, SM, Callee->getASTContext().getLangOpts()) ==
-                "pthread_cleanup_push")
-                return std::string("uses pthread_cleanup_push/pop, whose handlers are the calling "
-                                   "thread's (run at its cancellation, with a jump buffer that "
-                                   "would live on the server's stack)");
-            Loc = SM.getImmediateMacroCallerLoc(Loc);
-        }
     if (Name == "longjmp" || Name == "_longjmp" || Name == "siglongjmp" ||
         (!InCallee &&
          (Name == "setjmp" || Name == "_setjmp" || Name == "sigsetjmp" || Name == "__sigsetjmp")))
@@ -82,7 +49,48 @@ static std::optional<std::string> threadIdentityReason(const CallExpr *Call, boo
                            "signal mask");
     if (Name == "fork" || Name == "vfork")
         return std::string("forks, and the child would be a copy of the server thread");
+    if (Name == "syscall")
+        return std::string("acts on the calling thread (syscall), which would be the server");
     return std::nullopt;
+}
+
+/// Calls whose behaviour depends on the thread that makes them, with the reason. InCallee: the
+/// call is in a function the section calls, whose own frame (alloca, va_start, a setjmp it
+/// returns to) stays its own; what acts on the calling thread still acts on the server.
+static std::optional<std::string> threadIdentityReason(const CallExpr *Call, bool InCallee) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee || !Callee->getIdentifier()) return std::nullopt;
+    StringRef Name = Callee->getName();
+    if (Name == "syscall") {
+        // syscall(SYS_gettid) and the raw forms of the calls namedHazard knows.
+        Expr::EvalResult Number;
+        const Expr *Arg = Call->getNumArgs() ? Call->getArg(0) : nullptr;
+        if (Arg && !Arg->isValueDependent() &&
+            Arg->EvaluateAsInt(Number, Callee->getASTContext()) && Number.Val.isInt()) {
+            int64_t N = Number.Val.getInt().getExtValue();
+            if (N == SYS_gettid) return std::string("depends on the calling thread's identity");
+            if (N == SYS_prctl || N == SYS_sched_setaffinity || N == SYS_sched_getaffinity ||
+                N == SYS_setpriority || N == SYS_sched_setscheduler || N == SYS_sched_setparam)
+                return std::string("acts on the calling thread (syscall), which would be the "
+                                   "server");
+            if (N == SYS_rt_sigprocmask || N == SYS_rt_sigsuspend || N == SYS_rt_sigtimedwait ||
+                N == SYS_sigaltstack)
+                return std::string("changes or uses the calling thread's signal state");
+        }
+        return std::nullopt;
+    }
+    // glibc's pthread_cleanup_push is a macro that calls __sigsetjmp: name what the user wrote.
+    if (Name == "__sigsetjmp" || Name == "_setjmp" || Name == "setjmp")
+        for (SourceLocation Loc = Call->getBeginLoc(); Loc.isMacroID();) {
+            const SourceManager &SM = Callee->getASTContext().getSourceManager();
+            if (Lexer::getImmediateMacroName(Loc, SM, Callee->getASTContext().getLangOpts()) ==
+                "pthread_cleanup_push")
+                return std::string("uses pthread_cleanup_push/pop, whose handlers are the calling "
+                                   "thread's (run at its cancellation, with a jump buffer that "
+                                   "would live on the server's stack)");
+            Loc = SM.getImmediateMacroCallerLoc(Loc);
+        }
+    return namedHazard(Name, InCallee);
 }
 
 std::optional<std::string> threadHazard(const Stmt *S, bool InCallee) {
@@ -92,6 +100,13 @@ std::optional<std::string> threadHazard(const Stmt *S, bool InCallee) {
             if (Var->getTLSKind() != VarDecl::TLS_None)
                 return "uses thread-local variable '" + Var->getNameAsString() + "'";
     return std::nullopt;
+}
+
+/// `file:line` of Loc, as messages and facts give where something is.
+static std::string whereOf(const SourceManager &SM, SourceLocation Loc) {
+    PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Loc));
+    if (!P.isValid()) return "";
+    return llvm::sys::path::filename(P.getFilename()).str() + ":" + std::to_string(P.getLine());
 }
 
 const CalleeFacts::FunctionFacts &CalleeFacts::facts(const FunctionDecl *Def) {
@@ -112,7 +127,14 @@ const CalleeFacts::FunctionFacts &CalleeFacts::facts(const FunctionDecl *Def) {
         if (Callee->hasBody(CalleeDef))
             F.Callees.push_back(CalleeDef);
         else if (isProgramFunction(Callee))
-            F.External.push_back(Call);
+            F.External.push_back({Callee, Call->getBeginLoc()});
+        else
+            for (const FunctionDecl *Callback : callbacks(Call)) {
+                if (Callback->hasBody(CalleeDef))
+                    F.Callees.push_back(CalleeDef);
+                else
+                    F.External.push_back({Callback, Call->getBeginLoc()});
+            }
     });
     return Facts[Def] = std::move(F);
 }
@@ -149,10 +171,8 @@ std::optional<Refusal> CalleeFacts::localHazard(const FunctionDecl *Fn) {
         std::string What;
         if (Def != Fn->getDefinition()) What = "through '" + Def->getNameAsString() + "' ";
         What += Hazard->Reason;
-        PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Hazard->Loc));
-        if (P.isValid())
-            What += " (" + llvm::sys::path::filename(P.getFilename()).str() + ":" +
-                    std::to_string(P.getLine()) + ")";
+        if (std::string Where = whereOf(SM, Hazard->Loc); !Where.empty())
+            What += " (" + Where + ")";
         return Refusal{What, Hazard->Loc};
     }
     return std::nullopt;
@@ -174,21 +194,23 @@ std::optional<Refusal> CalleeFacts::hazard(const FunctionDecl *Callee) {
     // Functions of other units, through the project's facts: first a hazard they are known to
     // reach, then (RequireFacts) one whose facts are not known.
     const std::vector<const FunctionDecl *> &Defs = reachable(Callee);
-    std::vector<std::pair<const FunctionDecl *, const CallExpr *>> Far; // (caller here, call)
+    struct FarCall {
+        const FunctionDecl *Def;   ///< the function here that calls it (null: Callee itself)
+        const FunctionDecl *Other; ///< the function of another unit
+        SourceLocation Loc;
+    };
+    std::vector<FarCall> Far;
     if (Defs.empty()) {
         if (!isProgramFunction(Callee)) return std::nullopt;
-        Far.push_back({nullptr, nullptr});
+        Far.push_back({nullptr, Callee, SourceLocation()});
     }
     for (const FunctionDecl *Def : Defs)
-        for (const CallExpr *Call : facts(Def).External)
-            Far.push_back({Def, Call});
-    const std::string Hint = " (record every file's facts first: `rcl build -- <build "
-                             "command>`, or a --facts-dir scan; docs/rewriter.md, \"Functions "
-                             "of other files\")";
+        for (auto [Other, Loc] : facts(Def).External)
+            Far.push_back({Def, Other, Loc});
     for (int Pass = 0; Pass < (RequireFacts ? 2 : 1); ++Pass)
-        for (auto [Def, Call] : Far) {
-            std::string Name =
-                Call ? Call->getDirectCallee()->getName().str() : Callee->getName().str();
+        for (auto [Def, Other, Loc] : Far) {
+            std::string Name = Other->getName().str();
+            bool Call = Def != nullptr;
             std::optional<std::string> Why =
                 Pass == 0 ? Project->hazard(Name) : Project->unknown(Name);
             if (!Why) continue;
@@ -198,15 +220,12 @@ std::optional<Refusal> CalleeFacts::hazard(const FunctionDecl *Callee) {
                     Text += "through '" + Def->getNameAsString() + "' ";
                 Text += "calls '" + Name + "', which ";
             }
-            Refusal R{Text + *Why + (Pass == 0 ? " (another file)" : Hint),
-                      Call ? Call->getBeginLoc() : SourceLocation()};
+            Refusal R{Text + *Why + (Pass == 0 ? " (another file)" : FactsHint), Loc};
             R.WaitsForFacts = Pass == 1;
             if (R.WaitsForFacts) {
                 std::set<std::string> Unknown;
-                for (auto [D, C] : Far)
-                    Project->unknownAll(C ? C->getDirectCallee()->getName().str()
-                                          : Callee->getName().str(),
-                                        Unknown);
+                for (const FarCall &F : Far)
+                    Project->unknownAll(F.Other->getName().str(), Unknown);
                 R.UnknownCallees.assign(Unknown.begin(), Unknown.end());
             }
             return R;
@@ -214,178 +233,641 @@ std::optional<Refusal> CalleeFacts::hazard(const FunctionDecl *Callee) {
     return std::nullopt;
 }
 
-std::map<std::string, ProjectFacts::Entry> CalleeFacts::exported() {
-    std::map<std::string, ProjectFacts::Entry> Out;
-    const SourceManager &SM = Ctx.getSourceManager();
+const char *const FactsHint = " (record every file's facts first: `rcl build -- <build "
+                              "command>`, or a --facts-dir scan; docs/rewriter.md, \"Functions "
+                              "of other files\")";
+
+/// The function an argument names (`cmp`, `&cmp`, `(cmp_fn)cmp`), or null.
+static const FunctionDecl *functionNamed(const Expr *E) {
+    E = E->IgnoreParenCasts();
+    if (const auto *Op = dyn_cast<UnaryOperator>(E))
+        if (Op->getOpcode() == UO_AddrOf) E = Op->getSubExpr()->IgnoreParenCasts();
+    const auto *Ref = dyn_cast<DeclRefExpr>(E);
+    return Ref ? dyn_cast<FunctionDecl>(Ref->getDecl()) : nullptr;
+}
+
+/// Library functions that call the functions they are given inside the call only (a
+/// comparator given to qsort): those run inside the section, as its callees.
+static bool callsCallbacksInside(StringRef Name) {
+    static const std::set<std::string> Names{
+        "qsort",        "qsort_r",   "bsearch",        "lfind",     "lsearch",
+        "tsearch",      "tfind",     "tdelete",        "twalk",     "twalk_r",
+        "tdestroy",     "scandir",   "scandir64",      "scandirat", "nftw",
+        "nftw64",       "ftw",       "ftw64",          "glob",      "glob64",
+        "pthread_once", "call_once", "dl_iterate_phdr"};
+    return Names.count(Name.str()) != 0;
+}
+
+/// Library functions that call the functions they are given inside the call, or on another
+/// thread or at exit, and never hand them back to the program: a function passed to them is
+/// not a target of the program's calls through pointers.
+static bool keepsCallbacksToItself(StringRef Name) {
+    static const std::set<std::string> Elsewhere{
+        "pthread_create", "pthread_atfork", "pthread_key_create", "atexit",
+        "at_quick_exit",  "on_exit",        "thrd_create"};
+    return callsCallbacksInside(Name) || Elsewhere.count(Name.str()) != 0;
+}
+
+std::vector<const FunctionDecl *> CalleeFacts::callbacks(const CallExpr *Call) const {
+    std::vector<const FunctionDecl *> Out;
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee || !Callee->getIdentifier() || isProgramFunction(Callee) ||
+        !callsCallbacksInside(Callee->getName()))
+        return Out;
+    for (const Expr *Arg : Call->arguments())
+        if (const FunctionDecl *Fn = functionNamed(Arg); Fn && isProgramFunction(Fn))
+            Out.push_back(Fn);
+    return Out;
+}
+
+std::string CalleeFacts::signature(QualType T) {
+    T = T.getCanonicalType();
+    if (const auto *Pointer = T->getAs<PointerType>()) T = Pointer->getPointeeType();
+    const auto *F = T->getAs<FunctionType>();
+    if (!F) return "";
+    auto typeText = [](QualType P) {
+        std::string S = P.getCanonicalType().getUnqualifiedType().getAsString();
+        // `struct (unnamed struct at x.h:3:9)`: the place is spelled differently by units
+        // that reach the header by different paths; without it, more types compare equal
+        // (more targets, the safe side).
+        for (size_t At; (At = S.find(" at ")) != std::string::npos;) {
+            size_t Close = S.find(')', At);
+            if (Close == std::string::npos) break;
+            S.erase(At, Close - At);
+        }
+        return S;
+    };
+    std::string Out = typeText(F->getReturnType()) + "|";
+    const auto *Proto = dyn_cast<FunctionProtoType>(F);
+    if (!Proto) return Out + "?";
+    for (unsigned I = 0; I < Proto->getNumParams(); ++I)
+        Out += (I ? "," : "") + typeText(Proto->getParamType(I));
+    if (Proto->isVariadic()) Out += Proto->getNumParams() ? ",..." : "...";
+    return Out;
+}
+
+const std::map<const FunctionDecl *, std::set<std::string>> &CalleeFacts::taken() {
+    if (Taken) return *Taken;
+    Taken.emplace();
+    // Every use of a function's name other than a call of it, and other than an argument of a
+    // library function that keeps its callbacks to itself, lets the program call it through a
+    // pointer. A cast to another function pointer type (`(GCompareFunc)cmp`) adds that type.
+    std::set<const DeclRefExpr *> NotTaken;
+    auto Visit = [&](const Stmt *S) {
+        if (const auto *Call = dyn_cast<CallExpr>(S)) {
+            if (const auto *Ref = dyn_cast<DeclRefExpr>(Call->getCallee()->IgnoreParenImpCasts()))
+                NotTaken.insert(Ref);
+            if (const FunctionDecl *Callee = Call->getDirectCallee();
+                Callee && !isProgramFunction(Callee) && Callee->getIdentifier() &&
+                keepsCallbacksToItself(Callee->getName()))
+                for (const Expr *Arg : Call->arguments()) {
+                    const Expr *E = Arg->IgnoreParenImpCasts();
+                    if (const auto *Op = dyn_cast<UnaryOperator>(E);
+                        Op && Op->getOpcode() == UO_AddrOf)
+                        E = Op->getSubExpr()->IgnoreParenImpCasts();
+                    if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) NotTaken.insert(Ref);
+                }
+        }
+        if (const auto *Cast = dyn_cast<ExplicitCastExpr>(S))
+            if (const FunctionDecl *Fn = functionNamed(Cast->getSubExpr())) {
+                std::string Sig = signature(Cast->getType());
+                if (!Sig.empty()) (*Taken)[Fn->getFirstDecl()].insert(Sig);
+            }
+        const auto *Ref = dyn_cast<DeclRefExpr>(S);
+        const auto *Fn = Ref ? dyn_cast<FunctionDecl>(Ref->getDecl()) : nullptr;
+        if (!Fn || NotTaken.count(Ref) || Fn->getBuiltinID()) return;
+        std::string Sig = signature(Fn->getType());
+        if (!Sig.empty()) (*Taken)[Fn->getFirstDecl()].insert(Sig);
+    };
     for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+        if (const auto *Fn = dyn_cast<FunctionDecl>(D); Fn && Fn->doesThisDeclarationHaveABody())
+            walk(Fn->getBody(), Visit);
+        if (const auto *Var = dyn_cast<VarDecl>(D); Var && Var->getInit())
+            walk(Var->getInit(), Visit);
+    }
+    // A cast seen before the use it casts: the use's own type was added too; the casts of uses
+    // that turned out to be calls are harmless (a call's callee is never cast).
+    return *Taken;
+}
+
+bool CalleeFacts::changed(const VarDecl *V) {
+    const DeclContext *Fn = V->getParentFunctionOrMethod();
+    const auto *Def = dyn_cast_or_null<FunctionDecl>(Fn);
+    if (!Def || !Def->hasBody()) return true;
+    auto [It, New] = ChangedIn.try_emplace(Fn);
+    std::set<const VarDecl *> &Vars = It->second;
+    if (New)
+        walk(Def->getBody(), [&](const Stmt *S) {
+            const Expr *Target = nullptr;
+            if (const auto *Bin = dyn_cast<BinaryOperator>(S); Bin && Bin->isAssignmentOp())
+                Target = Bin->getLHS();
+            if (const auto *Un = dyn_cast<UnaryOperator>(S);
+                Un && (Un->isIncrementDecrementOp() || Un->getOpcode() == UO_AddrOf))
+                Target = Un->getSubExpr();
+            if (const auto *Ref =
+                    Target ? dyn_cast<DeclRefExpr>(Target->IgnoreParenImpCasts()) : nullptr)
+                if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl())) Vars.insert(Var);
+        });
+    return Vars.count(V) != 0;
+}
+
+/// Whether the expansion of Loc passes through macro Name.
+static bool spelledBy(SourceLocation Loc, StringRef Name, const ASTContext &Ctx) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    for (; Loc.isMacroID(); Loc = SM.getImmediateMacroCallerLoc(Loc))
+        if (Lexer::getImmediateMacroName(Loc, SM, Ctx.getLangOpts()) == Name) return true;
+    return false;
+}
+
+std::string CalleeFacts::mutexKey(const Expr *Pointer) const {
+    if (!Pointer) return "";
+    const Expr *E = Pointer->IgnoreParenImpCasts();
+    if (const auto *Addr = dyn_cast<UnaryOperator>(E); Addr && Addr->getOpcode() == UO_AddrOf)
+        E = Addr->getSubExpr()->IgnoreParenImpCasts();
+    else
+        return ""; // a pointer variable: which mutex it holds is not known here
+    std::string Element;
+    if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(E)) {
+        E = Sub->getBase()->IgnoreParenImpCasts();
+        Element = "\x1f[]";
+    }
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+        if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()); Var && Var->hasGlobalStorage())
+            return globalPath(Var, Unit).key() + Element;
+    if (const auto *Member = dyn_cast<MemberExpr>(E); Member && Element.empty())
+        if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
+            return "field:" +
+                   Ctx.getRecordType(Field->getParent()).getCanonicalType().getAsString() + "." +
+                   Field->getNameAsString();
+    return "";
+}
+
+bool CalleeFacts::plainMutex(const MutexRef &M) const {
+    if (!Project) return false;
+    if (!M.Remote.empty()) {
+        const WrapperPair *Pair = Api.pairOf(M.Remote);
+        return Project->plainMutex("w:" + (Pair ? Pair->Lock : M.Remote));
+    }
+    return Project->plainMutex(mutexKey(M.Through ? M.Through : M.Operand));
+}
+
+std::map<std::string, bool> CalleeFacts::mutexInits() {
+    std::map<std::string, bool> Out;
+    auto note = [&](const std::string &Key, bool Plain) {
+        if (Key.empty()) return;
+        auto [It, New] = Out.try_emplace(Key, Plain);
+        if (!New) It->second = It->second && Plain;
+    };
+    auto isMutex = [](QualType T) {
+        while (const ArrayType *A = T->getAsArrayTypeUnsafe())
+            T = A->getElementType();
+        return T.getUnqualifiedType().getAsString() == "pthread_mutex_t";
+    };
+    std::function<void(const Decl *)> Visit = [&](const Decl *D) {
+        const auto *Var = dyn_cast<VarDecl>(D);
+        if (!Var || !Var->hasGlobalStorage() || !isMutex(Var->getType()) || !Var->getInit()) return;
+        // A variable (or array) initialized with PTHREAD_MUTEX_INITIALIZER (or zeros, what it
+        // stands for: the elements an array's initializer leaves out).
+        std::function<bool(const Expr *)> Plain = [&](const Expr *Init) {
+            if (!Init || isa<ImplicitValueInitExpr>(Init)) return true;
+            if (const auto *List = dyn_cast<InitListExpr>(Init);
+                List && List->getType()->isArrayType()) {
+                const InitListExpr *Semantic =
+                    List->isSemanticForm() ? List : List->getSemanticForm();
+                if (!Semantic) return false;
+                for (const Expr *E : Semantic->inits())
+                    if (!Plain(E)) return false;
+                return !Semantic->hasArrayFiller() || Plain(Semantic->getArrayFiller());
+            }
+            return spelledBy(Init->getBeginLoc(), "PTHREAD_MUTEX_INITIALIZER", Ctx);
+        };
+        std::string Key = globalPath(Var, Unit).key();
+        if (Var->getType()->isArrayType()) Key += "\x1f[]";
+        note(Key, Plain(Var->getInit()));
+    };
+    for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+        Visit(D);
         const auto *Fn = dyn_cast<FunctionDecl>(D);
-        if (!Fn || !Fn->getIdentifier() || !Fn->doesThisDeclarationHaveABody() ||
-            !Fn->isExternallyVisible() ||
-            !SM.isWrittenInMainFile(SM.getExpansionLoc(Fn->getBeginLoc())))
-            continue;
-        ProjectFacts::Entry E;
-        // The hazard within this unit (a project's hazard is found again from Calls).
-        if (std::optional<Refusal> Local = localHazard(Fn)) E.Hazard = Local->Reason;
-        std::set<std::string> Calls;
-        for (const FunctionDecl *Def : reachable(Fn))
-            for (const CallExpr *Call : facts(Def).External)
-                Calls.insert(Call->getDirectCallee()->getName().str());
-        E.Calls.assign(Calls.begin(), Calls.end());
-        Out[Fn->getName().str()] = std::move(E);
+        if (!Fn || !Fn->doesThisDeclarationHaveABody()) continue;
+        walk(Fn->getBody(), [&](const Stmt *S) {
+            if (const auto *Decls = dyn_cast<DeclStmt>(S))
+                for (const Decl *Local : Decls->decls())
+                    Visit(Local);
+            const auto *Call = dyn_cast<CallExpr>(S);
+            const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+            if (!Callee || !Callee->getIdentifier() || Callee->getName() != "pthread_mutex_init" ||
+                Call->getNumArgs() != 2)
+                return;
+            note(mutexKey(Call->getArg(0)),
+                 Call->getArg(1)->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull));
+        });
+    }
+    // A declared pair defined here: what its getter returns is the mutex of its name.
+    const SourceManager &SM = Ctx.getSourceManager();
+    for (const WrapperPair &W : Api.wrappers()) {
+        const FunctionDecl *LockDef = nullptr, *UnlockDef = nullptr;
+        for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
+            if (auto *Fn = dyn_cast<FunctionDecl>(D);
+                Fn && Fn->getIdentifier() && Fn->doesThisDeclarationHaveABody() &&
+                SM.isWrittenInMainFile(SM.getExpansionLoc(Fn->getBeginLoc()))) {
+                if (Fn->getName() == W.Lock) LockDef = Fn;
+                if (Fn->getName() == W.Unlock) UnlockDef = Fn;
+            }
+        const Expr *Mutex = LockDef && UnlockDef ? Api.pairMutex(LockDef, UnlockDef) : nullptr;
+        auto It = Out.find(mutexKey(Mutex));
+        if (It != Out.end()) note("w:" + W.Lock, It->second);
     }
     return Out;
 }
 
-// File format: one function a line, `name<TAB>hazard<TAB>call,call,...` (hazard may be empty);
-// one declared wrapper pair a line, `=pair<TAB>lock/unlock<TAB>why not<TAB>via` (why not and
-// via may be empty).
+MutexPath CalleeFacts::mutexPath(const MutexRef &M) const {
+    if (!M.Remote.empty()) {
+        // A declared pair defined in another unit: its mutex is what that unit's getter
+        // returns, the same for the lock and the unlock wrapper; which one, when the wrapper
+        // takes arguments, is not known here (`item_lock(hv)`: some element of a family).
+        const WrapperPair *Pair = Api.pairOf(M.Remote);
+        MutexPath P{{"w:" + (Pair ? Pair->Lock : M.Remote)}};
+        for (const Expr *Arg : M.Call->arguments())
+            if (!isLocationConstant(Arg)) {
+                P.Steps.push_back("[]");
+                break;
+            }
+        return P;
+    }
+    if (!M.Through && !M.Operand) return MutexPath::unknown(lockName(M, Ctx));
+    if (M.Through)
+        return pathOf(M.Through, Ctx, Unit, &Changed)
+            .substitute(argumentPaths(M.Call, Ctx, Unit, &Changed))
+            .pointee();
+    return pathOf(M.Operand, Ctx, Unit, &Changed).pointee();
+}
 
-void ProjectFacts::load(const std::string &Dir) {
-    std::error_code EC;
-    for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC)) {
-        if (llvm::sys::path::extension(It->path()) != ".facts") continue;
-        llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buf =
-            llvm::MemoryBuffer::getFile(It->path());
-        if (!Buf) continue;
-        llvm::StringRef Rest = (*Buf)->getBuffer();
-        while (!Rest.empty()) {
-            llvm::StringRef Line;
-            std::tie(Line, Rest) = Rest.split('\n');
-            llvm::SmallVector<llvm::StringRef, 4> Parts;
-            Line.split(Parts, '\t');
-            if (Parts.size() == 4 && Parts[0] == "=pair") {
-                Pairs[Parts[1].str()] = {Parts[2].str(), Parts[3].str()};
+std::vector<Effect> CalleeFacts::callEffects(const CallExpr *Call, const std::string &In) {
+    std::vector<Effect> Out;
+    Effect E;
+    E.In = In;
+    E.Where = whereOf(Ctx.getSourceManager(), Call->getBeginLoc());
+    if (std::optional<LockOp> Op = Api.classify(Call)) {
+        E.Mutex = mutexPath(Api.mutexOf(Call, *Op));
+        switch (*Op) {
+        case LockOp::Lock:
+        case LockOp::TimedLock:
+            E.K = Effect::Kind::Take;
+            break;
+        case LockOp::TryLock:
+            E.K = Effect::Kind::TryTake;
+            break;
+        case LockOp::Unlock:
+            E.K = Effect::Kind::Release;
+            break;
+        default:
+            E.K = Effect::Kind::Wait;
+            E.Name = Call->getDirectCallee()->getNameAsString();
+        }
+        Out.push_back(std::move(E));
+        return Out;
+    }
+    const FunctionDecl *Callee = Call->getDirectCallee(), *Def = nullptr;
+    if (!Callee) {
+        E.K = Effect::Kind::IndirectCall;
+        E.Name = signature(Call->getCallee()->getType());
+        if (E.Name.empty()) return Out; // a block
+        E.Args = argumentPaths(Call, Ctx, Unit, &Changed);
+        const Expr *Pointer = Call->getCallee()->IgnoreParenImpCasts();
+        if (const auto *Deref = dyn_cast<UnaryOperator>(Pointer);
+            Deref && Deref->getOpcode() == UO_Deref)
+            Pointer = Deref->getSubExpr()->IgnoreParenImpCasts();
+        llvm::raw_string_ostream OS(E.Pointer);
+        Pointer->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
+        OS.flush();
+        Out.push_back(std::move(E));
+        return Out;
+    }
+    if (Callee->hasBody(Def)) {
+        if (InProgress.count(Def)) return Out;
+        std::vector<MutexPath> Args = argumentPaths(Call, Ctx, Unit, &Changed);
+        for (const Effect &X : effects(Def))
+            Out.push_back(X.substitute(Args));
+        return Out;
+    }
+    if (isProgramFunction(Callee)) {
+        E.K = Effect::Kind::Call;
+        E.Name = Callee->getNameAsString();
+        E.Args = argumentPaths(Call, Ctx, Unit, &Changed);
+        Out.push_back(std::move(E));
+        return Out;
+    }
+    // A library function given functions of the program (qsort's comparator): they may run
+    // inside it, with arguments the library chooses.
+    for (const FunctionDecl *Callback : callbacks(Call)) {
+        if (Callback->hasBody(Def)) {
+            if (InProgress.count(Def)) continue;
+            for (const Effect &X : effects(Def))
+                Out.push_back(X.substitute({}));
+        } else {
+            Effect C = E;
+            C.K = Effect::Kind::Call;
+            C.Name = Callback->getNameAsString();
+            Out.push_back(std::move(C));
+        }
+    }
+    return Out;
+}
+
+/// Whether a release pairs with a take that Held (the keys of the mutexes taken so far, in
+/// the order of the text) holds: the same mutex, or for a mutex whose path is unknown
+/// (`item_trylock_unlock(lock)` of the pointer that `item_trylock` returned) any. A take pairs
+/// with every release after it: the unlocks of a function's several exits (`lock(&m); if (e) {
+/// unlock(&m); return; } ...; unlock(&m);`) release what it took once.
+static bool pairRelease(const std::vector<std::string> &Held, const MutexPath &Mutex) {
+    if (!Mutex.known()) return !Held.empty();
+    return llvm::is_contained(Held, Mutex.key());
+}
+
+const std::vector<Effect> &CalleeFacts::effects(const FunctionDecl *Def) {
+    if (auto It = Effects.find(Def); It != Effects.end()) return It->second;
+    InProgress.insert(Def);
+    std::vector<Effect> All;
+    std::string Name = Def->getNameAsString();
+    walk(Def->getBody(), [&](const Stmt *S) {
+        if (const auto *Call = dyn_cast<CallExpr>(S)) {
+            std::vector<Effect> More = callEffects(Call, Name);
+            All.insert(All.end(), std::make_move_iterator(More.begin()),
+                       std::make_move_iterator(More.end()));
+        }
+    });
+    InProgress.erase(Def);
+    // An unlock of a mutex taken before it in the same function (its callees' effects
+    // included) pairs with that take and is left out: what remains are the releases of
+    // mutexes its callers hold. Takes stay (a take of a caller's lock is a relock).
+    std::vector<Effect> Out;
+    std::vector<std::string> Held;
+    std::set<std::string> Seen;
+    for (Effect &X : All) {
+        if (X.K == Effect::Kind::Take || X.K == Effect::Kind::TryTake)
+            Held.push_back(X.Mutex.key());
+        if (X.K == Effect::Kind::Release && pairRelease(Held, X.Mutex)) continue;
+        if (!Seen.insert(X.key()).second) continue;
+        if (Out.size() >= 256) break;
+        Out.push_back(std::move(X));
+    }
+    return Effects[Def] = std::move(Out);
+}
+
+ProjectFacts::UnitFacts CalleeFacts::exported() {
+    ProjectFacts::UnitFacts Out;
+    Out.Unit = Unit;
+    const SourceManager &SM = Ctx.getSourceManager();
+    const std::map<const FunctionDecl *, std::set<std::string>> &Taken = taken();
+    // What a function's facts say in terms other units can translate: its locals mean
+    // nothing there.
+    auto exportable = [](const MutexPath &P) {
+        return P.local() ? MutexPath::unknown(P.display()) : P;
+    };
+    auto keyOf = [&](const FunctionDecl *Fn) {
+        return ProjectFacts::functionKey(Fn->getNameAsString(), !Fn->isExternallyVisible(), Unit);
+    };
+    for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+        const auto *Fn = dyn_cast<FunctionDecl>(D);
+        if (!Fn || !Fn->getIdentifier() || !Fn->doesThisDeclarationHaveABody()) continue;
+        bool Exported = Fn->isExternallyVisible() &&
+                        SM.isWrittenInMainFile(SM.getExpansionLoc(Fn->getBeginLoc()));
+        if (!Exported && !Taken.count(Fn->getFirstDecl())) continue;
+        ProjectFacts::Entry E;
+        E.Name = Fn->getNameAsString();
+        E.Unit = Unit;
+        // The hazard within this unit (a project's hazard is found again from Calls).
+        if (std::optional<Refusal> Local = localHazard(Fn)) E.Hazard = Local->Reason;
+        std::set<std::string> Calls;
+        for (const FunctionDecl *Def : reachable(Fn))
+            for (auto [Other, Loc] : facts(Def).External)
+                Calls.insert(Other->getNameAsString());
+        E.Calls.assign(Calls.begin(), Calls.end());
+        for (const Effect &X : effects(Fn)) {
+            Effect Y = X;
+            if (!Y.Mutex.empty()) Y.Mutex = exportable(Y.Mutex);
+            for (MutexPath &A : Y.Args)
+                A = exportable(A);
+            E.Effects.push_back(std::move(Y));
+        }
+        Out.Functions[keyOf(Fn)] = std::move(E);
+    }
+    for (const auto &[Fn, Sigs] : Taken) {
+        std::string Key = Fn->getNameAsString();
+        if (isProgramFunction(Fn)) {
+            Key = keyOf(Fn);
+        } else if (!Out.Functions.count(Key)) {
+            // A library function whose address the program takes (`.free = free`): judged by
+            // its name, as where it is called.
+            ProjectFacts::Entry E;
+            E.Name = Key;
+            E.Library = true;
+            if (std::optional<std::string> Why = namedHazard(Key, /*InCallee=*/true))
+                E.Hazard = *Why;
+            Out.Functions[Key] = std::move(E);
+        }
+        for (const std::string &Sig : Sigs)
+            Out.Taken.push_back({Key, Sig});
+    }
+    Out.Mutexes = mutexInits();
+    return Out;
+}
+
+/// The walk of CalleeFacts::judge over the effects of one call, through the facts of other
+/// units and the targets of calls through pointers.
+struct CalleeFacts::Judgement {
+    Judgement(CalleeFacts &F, const MutexPath &Lock, const std::string &LockName,
+              std::vector<std::string> &Held, bool PlainLock)
+        : F(F), Lock(Lock), LockName(LockName), PlainLock(PlainLock), Held(Held) {}
+
+    CalleeFacts &F;
+    const MutexPath &Lock;
+    const std::string &LockName;
+    bool PlainLock;
+    Verdict V;
+    std::vector<std::string> &Held; ///< mutexes taken so far on this way (keys, in order)
+    std::set<std::string> Seen;     ///< functions already followed, with their arguments
+    std::set<std::string> Unknown;  ///< functions without facts ("*": a pointer's targets)
+    std::string FirstUnknown;       ///< the reason the first of them gives
+    size_t Budget = 4096;
+    std::optional<std::string> Found;
+
+    void refuse(std::string Why) {
+        if (!Found) Found = std::move(Why);
+    }
+    void note(std::string What) {
+        if (llvm::find(V.Notes, What) == V.Notes.end()) V.Notes.push_back(std::move(What));
+    }
+    void waitFor(const std::string &Key, std::string Why) {
+        if (!F.RequireFacts) return;
+        if (Unknown.empty()) FirstUnknown = std::move(Why);
+        Unknown.insert(Key);
+    }
+
+    /// Effects, in the terms of the function Current (Args translates them into the
+    /// section's: null when they are already), reached as Prefix says ("calls 'f', which ").
+    /// Far: they are facts of another unit.
+    void follow(const std::vector<Effect> &Effects, const std::vector<MutexPath> *Args,
+                const std::string &Prefix, const std::string &Current, bool Far, unsigned Depth) {
+        for (const Effect &Raw : Effects) {
+            if (Found || Budget == 0) return;
+            --Budget;
+            Effect X = Args ? Raw.substitute(*Args) : Raw;
+            std::string Through = !X.In.empty() && X.In != Current ? "through '" + X.In + "' " : "";
+            std::string At =
+                " (" + X.Where + ")" + (Far ? std::string(" (another file)") : std::string());
+            bool IsLock = Lock.known() && X.Mutex == Lock;
+            switch (X.K) {
+            case Effect::Kind::Take:
+                // A take of a plain mutex its thread holds deadlocks the original: no run that
+                // works goes there (memcached's accept_new_conns reaches itself again through
+                // maxconns_handler, on a path its argument rules out). A recursive one would
+                // work there, and not on the server (a nested section of the same lock).
+                // An element of an array of mutexes ("[]": which one is not known) may be
+                // another than the section's: only a take of the same mutex refuses.
+                if (IsLock && !PlainLock && !llvm::is_contained(X.Mutex.Steps, "[]"))
+                    refuse(Prefix + Through + "takes the section's lock '" + LockName + "' again" +
+                           At);
+                Held.push_back(X.Mutex.key());
+                break;
+            case Effect::Kind::TryTake:
+                Held.push_back(X.Mutex.key());
+                break;
+            case Effect::Kind::Release: {
+                if (pairRelease(Held, X.Mutex)) {
+                } else if (IsLock) {
+                    refuse(Prefix + Through + "releases the section's lock '" + LockName + "'" +
+                           At);
+                } else if (!X.Mutex.known()) {
+                    refuse(Prefix + Through + "releases a mutex it did not take ('" +
+                           X.Mutex.display() + "'), which may be the section's lock '" + LockName +
+                           "'" + At);
+                }
+                break;
+            }
+            case Effect::Kind::Wait: {
+                // A wait of this unit is renamed to rcl_cond_* (calleeWaits); another file's
+                // text is not this unit's to edit.
+                if (!Far) break;
+                std::string What = Prefix + Through + "waits on a condition variable";
+                std::string Rcl = X.Name.rfind("pthread_cond_", 0) == 0
+                                      ? "rcl_cond_" + X.Name.substr(13)
+                                      : "rcl_cond_wait";
+                if (!Lock.known() || !X.Mutex.known() || IsLock)
+                    refuse(What + " with the section's lock '" + LockName + "' (" + X.Name + ", " +
+                           X.Where +
+                           "), in another file: this file's rewrite cannot "
+                           "make it " +
+                           Rcl + " (another file)");
+                else
+                    note(What + " on another mutex (" + X.Name + ", " + X.Where +
+                         "), in another file: unless that file's rewrite makes it " + Rcl +
+                         ", the runtime's blocking detector hands the server "
+                         "over while it blocks");
+                break;
+            }
+            case Effect::Kind::Call:
+                call(X, Prefix + Through, Current, Depth);
+                break;
+            case Effect::Kind::IndirectCall:
+                indirect(X, Prefix + Through, Depth);
+                break;
+            }
+        }
+    }
+
+    void call(const Effect &X, const std::string &Prefix, const std::string &Current,
+              unsigned Depth) {
+        const ProjectFacts::Entry *E = F.Project ? F.Project->find(X.Name) : nullptr;
+        // The section's own callee, when it is of another unit, is named by Prefix already.
+        std::string Via = X.Name == Current ? Prefix : Prefix + "calls '" + X.Name + "', which ";
+        if (!E) {
+            waitFor(X.Name, Via + "is defined in another file whose facts are not known");
+            return;
+        }
+        bool Far = E->Unit != F.Unit;
+        if (std::optional<std::string> Why = F.Project->hazard(X.Name))
+            refuse(Via + *Why + (Far && !E->Library ? " (another file)" : ""));
+        if (Depth >= 16 || !Seen.insert(X.key()).second) return;
+        follow(E->Effects, &X.Args, Prefix, Current, Far, Depth + 1);
+    }
+
+    void indirect(const Effect &X, const std::string &Prefix, unsigned Depth) {
+        const ProjectFacts *P = F.Project;
+        std::vector<std::string> Targets =
+            P ? P->targets(X.Name, F.Unit) : std::vector<std::string>();
+        std::string Pointer = "through pointer '" + X.Pointer + "'";
+        if (!P || !P->complete())
+            waitFor("*", Prefix + "calls " + Pointer +
+                             ", whose possible targets (the program's address-taken functions "
+                             "of its type) are known only from every file's facts");
+        else if (Targets.empty())
+            // A function of a plugin (dlsym), or of a library's caller: outside the program,
+            // judged as a library function is, by nothing it is known to do.
+            note(Prefix + "calls " + Pointer + " (" + shownSignature(X.Name) + ", " + X.Where +
+                 "), a type of which the program takes no function's address: its target lies "
+                 "outside the program (a plugin, a library's caller) and is not judged");
+        if (Depth >= 16) return;
+        for (const std::string &T : Targets) {
+            if (Found) return;
+            const ProjectFacts::Entry *E = P->find(T);
+            std::string Name = T.substr(0, T.find('@'));
+            std::string Via = Prefix + "calls '" + Name + "' " + Pointer + ", which ";
+            if (!E) {
+                waitFor(T, Via + "is defined in another file whose facts are not known");
                 continue;
             }
-            if (Parts.size() != 3 || Parts[0].empty()) continue;
-            Entry &E = Functions[Parts[0].str()];
-            if (E.Hazard.empty()) E.Hazard = Parts[1].str();
-            llvm::SmallVector<llvm::StringRef, 8> Calls;
-            Parts[2].split(Calls, ',', -1, /*KeepEmpty=*/false);
-            for (llvm::StringRef C : Calls)
-                E.Calls.push_back(C.str());
+            bool Far = E->Unit != F.Unit;
+            if (!Far && !E->Library)
+                for (Decl *D : F.Ctx.getTranslationUnitDecl()->decls())
+                    if (const auto *Fn = dyn_cast<FunctionDecl>(D);
+                        Fn && Fn->doesThisDeclarationHaveABody() && Fn->getIdentifier() &&
+                        Fn->getName() == E->Name)
+                        V.LocalTargets.push_back(Fn);
+            std::optional<std::string> Why =
+                E->Library ? (E->Hazard.empty() ? std::nullopt : std::optional(E->Hazard))
+                           : P->hazard(T);
+            if (Why) {
+                refuse(Via + *Why + (Far && !E->Library ? " (another file)" : ""));
+                return;
+            }
+            if (!Seen.insert(T + "\x1d" + X.key()).second) continue;
+            std::vector<std::string> Before = Held;
+            follow(E->Effects, &X.Args, Via, E->Name, Far, Depth + 1);
+            Held = std::move(Before);
         }
     }
-}
 
-void ProjectFacts::add(const std::map<std::string, Entry> &Entries,
-                       const std::map<std::string, PairFacts> &UnitPairs) {
-    for (const auto &[Fn, E] : Entries)
-        Functions[Fn] = E;
-    for (const auto &[Key, P] : UnitPairs)
-        Pairs[Key] = P;
-}
-
-std::optional<std::string> ProjectFacts::pairDelegates(const std::string &Lock,
-                                                       const std::string &Unlock,
-                                                       std::string *Missing) const {
-    std::string Key = Lock + "/" + Unlock, Through;
-    for (unsigned Depth = 0; Depth < 8; ++Depth) {
-        auto It = Pairs.find(Key);
-        if (It == Pairs.end()) {
-            if (Missing) *Missing = Key;
-            return std::nullopt;
-        }
-        if (!It->second.WhyNot.empty())
-            return Through.empty() ? It->second.WhyNot
-                                   : "through '" + Through + "': " + It->second.WhyNot;
-        if (It->second.Via.empty()) return std::string();
-        Key = Through = It->second.Via;
+    static std::string shownSignature(const std::string &Sig) {
+        size_t Bar = Sig.find('|');
+        if (Bar == std::string::npos) return Sig;
+        std::string Params = Sig.substr(Bar + 1);
+        return Sig.substr(0, Bar) + " (*)(" +
+               (Params == "?"    ? ""
+                : Params.empty() ? "void"
+                                 : Params) +
+               ")";
     }
-    return std::string("its wrappers chain to one another without end");
-}
+};
 
-bool ProjectFacts::save(const std::string &Dir, const std::string &Unit,
-                        const std::map<std::string, Entry> &Entries,
-                        const std::map<std::string, PairFacts> &UnitPairs, std::string &Error) {
-    if (std::error_code EC = llvm::sys::fs::create_directories(Dir)) {
-        Error = "cannot create " + Dir + ": " + EC.message();
-        return false;
+CalleeFacts::Verdict CalleeFacts::judge(const CallExpr *Call, const MutexPath &Lock,
+                                        const std::string &LockName, std::vector<std::string> &Held,
+                                        bool PlainLock) {
+    Judgement J(*this, Lock, LockName, Held, PlainLock);
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    std::string Root = Callee ? Callee->getNameAsString() : "";
+    // A call through a pointer names its targets itself ("calls 'f' through pointer 'p'").
+    std::string Prefix = Callee ? "calls '" + Root + "', which " : "";
+    J.follow(callEffects(Call, Root), nullptr, Prefix, Root, /*Far=*/false, 0);
+    if (J.Found) {
+        J.V.Refused = Refusal{*J.Found, Call->getBeginLoc()};
+    } else if (!J.Unknown.empty()) {
+        Refusal R{J.FirstUnknown + FactsHint, Call->getBeginLoc()};
+        R.WaitsForFacts = true;
+        R.UnknownCallees.assign(J.Unknown.begin(), J.Unknown.end());
+        J.V.Refused = std::move(R);
     }
-    // One file per unit, named after its real path, replaced atomically (parallel builds).
-    std::string Name = Unit;
-    for (char &C : Name)
-        if (!isalnum(static_cast<unsigned char>(C)) && C != '.' && C != '-' && C != '_') C = '_';
-    std::string Path = Dir + "/" + Name + ".facts";
-    std::string Tmp = Path + ".tmp" + std::to_string(getpid());
-    {
-        std::error_code EC;
-        llvm::raw_fd_ostream OS(Tmp, EC);
-        if (EC) {
-            Error = "cannot write " + Tmp + ": " + EC.message();
-            return false;
-        }
-        for (const auto &[Fn, E] : Entries) {
-            std::string Hazard = E.Hazard;
-            for (char &C : Hazard)
-                if (C == '\t' || C == '\n') C = ' ';
-            OS << Fn << "\t" << Hazard << "\t";
-            for (size_t I = 0; I < E.Calls.size(); ++I)
-                OS << (I ? "," : "") << E.Calls[I];
-            OS << "\n";
-        }
-        for (const auto &[Key, P] : UnitPairs) {
-            std::string WhyNot = P.WhyNot;
-            for (char &C : WhyNot)
-                if (C == '\t' || C == '\n') C = ' ';
-            OS << "=pair\t" << Key << "\t" << WhyNot << "\t" << P.Via << "\n";
-        }
-    }
-    if (std::error_code EC = llvm::sys::fs::rename(Tmp, Path)) {
-        Error = "cannot write " + Path + ": " + EC.message();
-        return false;
-    }
-    return true;
-}
-
-std::optional<std::string> ProjectFacts::search(
-    const std::string &Name,
-    const std::function<std::optional<std::string>(const std::string &, const Entry *,
-                                                   const std::string &)> &Stop) const {
-    // Breadth first over the call graph of the other units, remembering the function from which
-    // each was reached.
-    std::set<std::string> Seen{Name};
-    std::vector<std::pair<std::string, std::string>> Work{{Name, ""}}; // function, its caller
-    for (size_t I = 0; I < Work.size() && I < 4096; ++I) {
-        auto It = Functions.find(Work[I].first);
-        const Entry *E = It == Functions.end() ? nullptr : &It->second;
-        if (std::optional<std::string> Found = Stop(Work[I].first, E, Work[I].second)) return Found;
-        if (!E) continue;
-        for (const std::string &C : E->Calls)
-            if (Seen.insert(C).second) Work.push_back({C, Work[I].first});
-    }
-    return std::nullopt;
-}
-
-std::optional<std::string> ProjectFacts::hazard(const std::string &Name) const {
-    return search(Name,
-                  [&](const std::string &Fn, const Entry *E,
-                      const std::string &) -> std::optional<std::string> {
-                      if (!E || E->Hazard.empty()) return std::nullopt;
-                      if (Fn == Name) return E->Hazard;
-                      return "through '" + Fn + "' " + E->Hazard;
-                  });
-}
-
-std::optional<std::string> ProjectFacts::unknown(const std::string &Name) const {
-    return search(
-        Name,
-        [&](const std::string &Fn, const Entry *E,
-            const std::string &Caller) -> std::optional<std::string> {
-            if (E) return std::nullopt;
-            if (Fn == Name)
-                return std::string("is defined in another file whose facts are not known");
-            return "through '" + Caller + "' calls '" + Fn + "', whose facts are not known";
-        });
-}
-
-void ProjectFacts::unknownAll(const std::string &Name, std::set<std::string> &Out) const {
-    search(Name,
-           [&](const std::string &Fn, const Entry *E,
-               const std::string &) -> std::optional<std::string> {
-               if (!E) Out.insert(Fn);
-               return std::nullopt;
-           });
+    return std::move(J.V);
 }
 
 } // namespace rcl

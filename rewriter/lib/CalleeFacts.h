@@ -4,8 +4,8 @@
 
 #include "CriticalSection.h"
 #include "LockApi.h"
+#include "ProjectFacts.h"
 #include "clang/AST/ASTContext.h"
-#include <functional>
 #include <map>
 #include <set>
 #include <optional>
@@ -19,70 +19,6 @@ namespace rcl {
 /// the section calls, whose own frame (alloca, va_start, a setjmp it returns to) stays its own.
 std::optional<std::string> threadHazard(const clang::Stmt *S, bool InCallee);
 
-/// What functions of other translation units do, as far as a section that calls them must
-/// know: their thread hazards and the functions of other units they call. Written by
-/// rcl-rewrite --facts-dir for every function with external linkage of each unit it reads
-/// (DIR/<main file>.facts), read back for calls of functions that a unit only declares, so that
-/// a section calling into another file that uses pthread_getspecific (memcached's LOGGER_LOG)
-/// is refused instead of crashing on the server. Facts of units not yet read are unknown:
-/// rcl-rewrite --dry-run --facts-dir over all sources first makes them complete.
-class ProjectFacts {
-  public:
-    struct Entry {
-        std::string Hazard;             ///< reason, with where (empty: none)
-        std::vector<std::string> Calls; ///< functions of other units it may call
-    };
-    /// A declared wrapper pair whose two definitions are in one unit, keyed `lock/unlock`: what
-    /// the other units' sections through it may do. WhyNot: empty when they delegate (the unit
-    /// writes the pair's mutex getter, or the pair is exactly a lock and an unlock of its first
-    /// argument), else why they cannot (the wrappers do more than lock and unlock). Via: a pair
-    /// (`lock/unlock` of other wrappers) whose getter this pair's getter calls (a wrapper chain:
-    /// `my_lock(l) { plat_lock(l); }`); empty when none.
-    struct PairFacts {
-        std::string WhyNot;
-        std::string Via;
-    };
-    /// Reads every *.facts file of Dir (a missing directory is no facts).
-    void load(const std::string &Dir);
-    /// Adds (or replaces) the facts of one unit just read.
-    void add(const std::map<std::string, Entry> &Entries,
-             const std::map<std::string, PairFacts> &UnitPairs = {});
-    /// Replaces Unit's facts file in Dir with Entries and UnitPairs (written atomically).
-    static bool save(const std::string &Dir, const std::string &Unit,
-                     const std::map<std::string, Entry> &Entries,
-                     const std::map<std::string, PairFacts> &UnitPairs, std::string &Error);
-    /// For a declared pair defined in another unit: nothing when no unit's facts hold it (or
-    /// a pair it chains to: its `lock/unlock` in Missing); "" when its sections delegate; else
-    /// why they cannot ("through 'plat_lock/plat_unlock': ..." for a chain).
-    std::optional<std::string> pairDelegates(const std::string &Lock, const std::string &Unlock,
-                                             std::string *Missing = nullptr) const;
-    /// Whether Name's facts are known (a function of a unit that was read).
-    bool knows(const std::string &Name) const { return Functions.count(Name) != 0; }
-    /// For a function defined in another unit: the first hazard it reaches through the facts,
-    /// as "through 'g' <reason>" (or "<reason>" when it is its own); nothing when none is known.
-    std::optional<std::string> hazard(const std::string &Name) const;
-    /// For a function defined in another unit: the first function it reaches through the facts
-    /// (itself included) whose facts are not known, as "is defined in another file whose facts
-    /// are not known" or "through 'g' calls 'h', whose facts are not known"; nothing when all
-    /// are known.
-    std::optional<std::string> unknown(const std::string &Name) const;
-    /// Every function reached from Name through the facts (itself included) whose facts are
-    /// not known, added to Out.
-    void unknownAll(const std::string &Name, std::set<std::string> &Out) const;
-    bool empty() const { return Functions.empty(); }
-
-  private:
-    /// Breadth first over the facts from Name: the first function for which Stop says
-    /// something, with the first step of the way there (empty when it is Name itself).
-    std::optional<std::string>
-    search(const std::string &Name,
-           const std::function<std::optional<std::string>(const std::string &Fn, const Entry *Facts,
-                                                          const std::string &Via)> &Stop) const;
-
-    std::map<std::string, Entry> Functions;
-    std::map<std::string, PairFacts> Pairs;
-};
-
 /// Whether Fn is a function of the program, whose facts another unit may hold: not a builtin,
 /// not declared in a system header (libc's and other libraries' functions are judged by name
 /// where they are called, threadHazard).
@@ -94,9 +30,11 @@ class CalleeFacts {
   public:
     /// RequireFacts: a call into another file whose facts Project does not hold is a hazard
     /// (Refusal::WaitsForFacts).
+    /// Unit: this unit's key (ProjectFacts::unitKey).
     CalleeFacts(clang::ASTContext &Ctx, const LockApi &Api, const ProjectFacts *Project,
-                bool RequireFacts)
-        : Ctx(Ctx), Api(Api), Project(Project), RequireFacts(RequireFacts) {}
+                bool RequireFacts, std::string Unit)
+        : Ctx(Ctx), Api(Api), Project(Project), RequireFacts(RequireFacts), Unit(std::move(Unit)),
+          Changed([this](const clang::VarDecl *V) { return changed(V); }) {}
 
     /// What one function of the translation unit does directly.
     struct FunctionFacts {
@@ -104,9 +42,12 @@ class CalleeFacts {
         bool Locks = false;                         ///< locks, trylocks or timedlocks a mutex
         /// The first thing it does that acts on or depends on the calling thread.
         std::optional<Refusal> Hazard;
-        std::vector<const clang::FunctionDecl *> Callees; ///< defined in this TU
-        /// calls of functions of the program defined elsewhere (isProgramFunction)
-        std::vector<const clang::CallExpr *> External;
+        /// Defined in this TU: called, or passed to a library function that may call them (a
+        /// comparator given to qsort runs inside it: callbacks).
+        std::vector<const clang::FunctionDecl *> Callees;
+        /// The same for functions of the program defined elsewhere (isProgramFunction), with
+        /// where they are called or passed.
+        std::vector<std::pair<const clang::FunctionDecl *, clang::SourceLocation>> External;
     };
     const FunctionFacts &facts(const clang::FunctionDecl *Def);
     /// Fn's definition and every function of the translation unit it calls, transitively
@@ -119,10 +60,65 @@ class CalleeFacts {
     /// known. Nothing when none is known.
     std::optional<Refusal> hazard(const clang::FunctionDecl *Callee);
     /// This unit's facts for ProjectFacts::save: each function with external linkage defined
-    /// in the main file.
-    std::map<std::string, ProjectFacts::Entry> exported();
+    /// in the main file and each address-taken function it defines, and the address-taken
+    /// functions with their types.
+    ProjectFacts::UnitFacts exported();
+
+    /// The mutex of a mutex operation (through a wrapper's definition where it has one), in
+    /// the terms of the function the call is written in.
+    MutexPath mutexPath(const MutexRef &Mutex) const;
+    /// What Def does (Effect), the functions of this unit that it calls included, in its
+    /// terms: its parameters, its locals, the program's globals.
+    const std::vector<Effect> &effects(const clang::FunctionDecl *Def);
+    /// What one call does, in the terms of the function In that makes it.
+    std::vector<Effect> callEffects(const clang::CallExpr *Call, const std::string &In);
+    /// The functions of the program that Call, a call of a library function, is given as
+    /// arguments (a comparator given to qsort): they may run inside it.
+    std::vector<const clang::FunctionDecl *> callbacks(const clang::CallExpr *Call) const;
+
+    /// What a section whose lock is Lock (in the terms of the section's function; LockName as
+    /// reported) must know about one call of its body: a callee, transitively through this
+    /// unit, the facts of other units and calls through pointers (whose targets are the
+    /// program's address-taken functions of a compatible type), that takes the section's lock
+    /// again, releases it (or a mutex it did not take that may be it), waits on a condition
+    /// with it in another file (where it cannot become rcl_cond_wait), or reaches a thread
+    /// hazard through a pointer; or, with RequireFacts, one whose facts are not known yet.
+    struct Verdict {
+        std::optional<Refusal> Refused;
+        std::vector<std::string> Notes; ///< to add to a conversion ("converted critical section
+                                        ///< calls ...")
+        /// Functions of this unit that the call may reach through a pointer (their waits are
+        /// renamed as a callee's are).
+        std::vector<const clang::FunctionDecl *> LocalTargets;
+    };
+    /// Held: the mutexes (MutexPath::key) taken so far in the section, in the order of its
+    /// text, by its own lock calls and its callees; a callee's unlock of one of them pairs
+    /// with it. PlainLock: the section's mutex is a plain one (plainMutex), which a callee
+    /// cannot take again without deadlocking the original: such a take is no reason to refuse.
+    Verdict judge(const clang::CallExpr *Call, const MutexPath &Lock, const std::string &LockName,
+                  std::vector<std::string> &Held, bool PlainLock);
+    /// Whether the facts say Mutex is plain (ProjectFacts::plainMutex).
+    bool plainMutex(const MutexRef &Mutex) const;
+    /// What names a mutex across the program for its initializations: a variable's path
+    /// (`g:stats_lock`, `g:item_locks []` for an array's elements), a member of a structure
+    /// (`field:struct mosquitto.callback_mutex`), a declared wrapper pair (`w:item_lock`).
+    /// Empty for anything else. Pointer: the mutex's address (`&x`, `&p->m`).
+    std::string mutexKey(const clang::Expr *Pointer) const;
+
+    /// A function type in the facts' form (compatibleSignatures); empty for anything else.
+    static std::string signature(clang::QualType T);
+    /// This unit's key.
+    const std::string &unit() const { return Unit; }
 
   private:
+    struct Judgement;
+    /// Whether V's function assigns it after its declaration or takes its address.
+    bool changed(const clang::VarDecl *V);
+    /// The mutexes this unit initializes, and whether as plain ones (UnitFacts::Mutexes).
+    std::map<std::string, bool> mutexInits();
+    /// The address-taken functions of the unit, with the signatures they may be called as
+    /// (their own, and the function pointer types they are cast to).
+    const std::map<const clang::FunctionDecl *, std::set<std::string>> &taken();
     /// The first thread hazard Fn reaches in this unit, described as "[through 'g' ]<reason>
     /// (file:line)", at the hazard's location.
     std::optional<Refusal> localHazard(const clang::FunctionDecl *Fn);
@@ -133,7 +129,16 @@ class CalleeFacts {
     bool RequireFacts;
     std::map<const clang::FunctionDecl *, FunctionFacts> Facts;
     std::map<const clang::FunctionDecl *, std::vector<const clang::FunctionDecl *>> Reachable;
+    std::string Unit;
+    std::map<const clang::FunctionDecl *, std::vector<Effect>> Effects;
+    std::set<const clang::FunctionDecl *> InProgress; ///< effects being computed (recursion)
+    std::optional<std::map<const clang::FunctionDecl *, std::set<std::string>>> Taken;
+    ChangedVariables Changed;
+    std::map<const clang::DeclContext *, std::set<const clang::VarDecl *>> ChangedIn;
 };
+
+/// The hint appended to a refusal that waits for other files' facts.
+extern const char *const FactsHint;
 
 } // namespace rcl
 

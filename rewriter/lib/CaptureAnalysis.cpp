@@ -148,6 +148,7 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
     BodyUses.clear();
     Written.clear();
     NotedWaits.clear();
+    Held.clear();
     for (unsigned K = CS.FirstIndex; K <= CS.LastIndex; ++K)
         scanBody(CS, CS.Block->body_begin()[K]);
     // What the lock wrapper does after its lock runs on the server, before the body: the same

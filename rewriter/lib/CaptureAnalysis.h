@@ -68,6 +68,14 @@ class CaptureAnalysis {
     /// the calling thread: refused.
     void calleeHazards(CriticalSection &CS, const clang::FunctionDecl *Callee,
                        clang::SourceLocation Loc);
+    /// What the call does to the section's lock, through its callees, the facts of other
+    /// files and calls through pointers (CalleeFacts::judge): a callee that releases or
+    /// retakes the lock, waits with it in another file, or a pointer whose targets are unsafe
+    /// or not known refuses the section.
+    void calleeEffects(CriticalSection &CS, const clang::CallExpr *Call, clang::SourceLocation Loc);
+    /// A refusal that waits for other files' facts: recorded unless a definite reason came
+    /// first, with every function without facts it names.
+    void waitForFacts(CriticalSection &CS, const Refusal &Why, clang::SourceLocation Loc);
     /// A goto from the section to a label after it whose first statement unlocks the
     /// section's mutex: recorded as an exit (CriticalSection::UnlockedLabels).
     bool gotoReleasingLabel(CriticalSection &CS, const clang::GotoStmt *Goto);
@@ -88,6 +96,8 @@ class CaptureAnalysis {
     std::map<const clang::VarDecl *, std::vector<const clang::DeclRefExpr *>> BodyUses;
     std::set<const clang::VarDecl *> Written;
     std::set<const clang::CallExpr *> NotedWaits;
+    /// Mutexes taken so far in the section's text (CalleeFacts::judge).
+    std::vector<std::string> Held;
 };
 
 } // namespace rcl

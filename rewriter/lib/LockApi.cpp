@@ -554,9 +554,12 @@ const CallExpr *LockApi::checkedOperationStatement(
                     if (Var->hasInit()) {
                         const auto *Init =
                             dyn_cast<CallExpr>(Var->getInit()->IgnoreParenImpCasts());
-                        std::optional<LockOp> Op = Init ? classify(Init) : std::nullopt;
+                        // value_or: GCC's -Wmaybe-uninitialized does not see that *Op is
+                        // read only when Op holds a value.
+                        LockOp Op =
+                            (Init ? classify(Init) : std::nullopt).value_or(LockOp::CondWait);
                         if (InitVar || !DS->isSingleDecl() || !Var->getType()->isIntegerType() ||
-                            !Op || (*Op != LockOp::Lock && *Op != LockOp::Unlock))
+                            (Op != LockOp::Lock && Op != LockOp::Unlock))
                             return nullptr;
                         InitVar = Var;
                         InitCall = Init;

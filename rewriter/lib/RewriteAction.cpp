@@ -36,8 +36,10 @@ class RewriteConsumer : public ASTConsumer {
         // The unit's own wrappers, which nobody declared (WrapperModel).
         Api.addPairs(inferWrapperPairs(Ctx, Session.Api));
         if (Session.FactsOnly) {
-            CalleeFacts Callees(Ctx, Api, &Session.Project, false);
-            Session.Project.add(Callees.exported(), pairs(Ctx, nullptr, nullptr, Real, nullptr));
+            CalleeFacts Callees(Ctx, Api, &Session.Project, false, ProjectFacts::unitKey(Real));
+            ProjectFacts::UnitFacts Mine = Callees.exported();
+            Mine.Pairs = pairs(Ctx, nullptr, nullptr, Real, nullptr);
+            Session.Project.add(Mine);
             return;
         }
         if (!Session.Done.insert(Real).second) return;
@@ -78,19 +80,19 @@ class RewriteConsumer : public ASTConsumer {
             }
         // Parent lookups only ever concern these bodies: keep the parent map off the headers.
         Ctx.setTraversalScope(Functions);
-        CalleeFacts Callees(Ctx, Api, &Session.Project, Session.RequireCalleeFacts);
+        CalleeFacts Callees(Ctx, Api, &Session.Project, Session.RequireCalleeFacts,
+                            ProjectFacts::unitKey(Real));
         // The declared pairs this file defines: what other units' sections through them may do
         // (facts), and the getters they delegate through (edits).
         std::vector<clang::tooling::Replacement> Getters;
         {
-            std::map<std::string, ProjectFacts::Entry> Mine = Callees.exported();
-            std::map<std::string, ProjectFacts::PairFacts> MyPairs =
-                pairs(Ctx, &Text, &Emitter, Real, &Getters);
+            ProjectFacts::UnitFacts Mine = Callees.exported();
+            Mine.Pairs = pairs(Ctx, &Text, &Emitter, Real, &Getters);
             std::string Error;
             if (!Session.FactsDir.empty() &&
-                !ProjectFacts::save(Session.FactsDir, Real, Mine, MyPairs, Error))
+                !ProjectFacts::save(Session.FactsDir, Real, Mine, Error))
                 Session.InternalErrors.push_back("--facts-dir: " + Error);
-            Session.Project.add(Mine, MyPairs); // for the units after this one in the same run
+            Session.Project.add(Mine); // for the units after this one in the same run
         }
         for (Decl *D : Functions) {
             auto *Fn = cast<FunctionDecl>(D);

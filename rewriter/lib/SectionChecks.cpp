@@ -121,8 +121,12 @@ void CaptureAnalysis::calleeHazards(CriticalSection &CS, const FunctionDecl *Cal
     std::optional<Refusal> Why = Callees.hazard(Callee);
     if (!Why) return;
     if (!Why->WaitsForFacts) return refuse(CS, Why->Reason, Loc);
+    waitForFacts(CS, *Why, Loc);
+}
+
+void CaptureAnalysis::waitForFacts(CriticalSection &CS, const Refusal &Why, SourceLocation Loc) {
     if (!CS.Refused) {
-        CS.Refused = Refusal{Why->Reason, Loc};
+        CS.Refused = Refusal{Why.Reason, Loc};
         CS.Refused->WaitsForFacts = true;
     }
     // A section that waits for facts names every function without facts that any of its
@@ -130,10 +134,25 @@ void CaptureAnalysis::calleeHazards(CriticalSection &CS, const FunctionDecl *Cal
     // all of them before compiling it again.
     if (CS.Refused->WaitsForFacts) {
         std::vector<std::string> &All = CS.Refused->UnknownCallees;
-        All.insert(All.end(), Why->UnknownCallees.begin(), Why->UnknownCallees.end());
+        All.insert(All.end(), Why.UnknownCallees.begin(), Why.UnknownCallees.end());
         std::sort(All.begin(), All.end());
         All.erase(std::unique(All.begin(), All.end()), All.end());
     }
+}
+
+void CaptureAnalysis::calleeEffects(CriticalSection &CS, const CallExpr *Call, SourceLocation Loc) {
+    CalleeFacts::Verdict V = Callees.judge(Call, Callees.mutexPath(CS.Mutex), CS.LockName, Held,
+                                           Callees.plainMutex(CS.Mutex));
+    for (const std::string &Text : V.Notes)
+        if (llvm::none_of(CS.Notes, [&](const Note &N) { return N.Text == Text; }))
+            CS.Notes.push_back({Text, Loc});
+    // A function of this file that a pointer may reach: its waits become rcl_cond_* as a
+    // callee's do.
+    for (const FunctionDecl *Target : V.LocalTargets)
+        calleeWaits(CS, Target, Loc);
+    if (!V.Refused) return;
+    if (!V.Refused->WaitsForFacts) return refuse(CS, V.Refused->Reason, Loc);
+    waitForFacts(CS, *V.Refused, Loc);
 }
 
 const Stmt *CaptureAnalysis::jumpTarget(const Stmt *Jump) const {
@@ -313,6 +332,8 @@ void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
                 // which the per-mutex balance check below establishes.
                 return;
             }
+            // Another mutex taken inside the section: a callee may release it (calleeEffects).
+            Held.push_back(Callees.mutexPath(Api.mutexOf(Call, *Op)).key());
         }
         if (const FunctionDecl *Callee = Call->getDirectCallee()) {
             calleeWaits(CS, Callee, Loc);
@@ -327,7 +348,15 @@ void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
                 return refuse(
                     CS, "calls '" + Callee->getNameAsString() + "', declared inside the function",
                     Loc);
+            // A library function given functions of the program (qsort's comparator) runs
+            // them inside the section.
+            for (const FunctionDecl *Callback : Callees.callbacks(Call)) {
+                calleeWaits(CS, Callback, Loc);
+                calleeHazards(CS, Callback, Loc);
+                if (CS.Refused && !CS.Refused->WaitsForFacts) return;
+            }
         }
+        if (!Api.classify(Call)) calleeEffects(CS, Call, Loc);
     }
 }
 

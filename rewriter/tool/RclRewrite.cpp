@@ -126,6 +126,13 @@ static cl::opt<std::string> FactsDir(
              "that depends on the calling thread is refused. Run it over every source first "
              "(with --dry-run) to make the facts complete"),
     cl::value_desc("DIR"), cl::cat(Category));
+static cl::opt<bool> FactsComplete(
+    "facts-complete",
+    cl::desc("The facts (of --facts-dir, or of the files given) cover every file of the program: "
+             "a call through a function pointer is judged by its possible targets, the "
+             "program's address-taken functions of its type (without it such a section waits "
+             "for facts). `rcl build` says so by writing DIR/complete"),
+    cl::cat(Category));
 static cl::opt<bool> AssumeUnknownCalleesSafe(
     "assume-unknown-callees-safe",
     cl::desc("Convert a section that calls into another file whose facts are not known (by "
@@ -356,6 +363,7 @@ int main(int argc, const char **argv) {
         Session.FactsDir = FactsDir;
         Session.Project.load(FactsDir);
     }
+    if (FactsComplete) Session.Project.setComplete(true);
 
     FirstCommandDatabase Compilations(Parser->getCompilations());
     const std::vector<std::string> Files = eachFileOnce(Sources, Session.Spellings);

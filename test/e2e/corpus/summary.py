@@ -37,7 +37,9 @@ CRASH = re.compile(r"PLEASE submit a bug report|Stack dump:|rcl-rewrite: interna
 
 def normalize(reason):
     """A refusal reason without the names and numbers of one place, for ranking."""
-    reason = re.sub(r"'[^']*'", "'_'", reason)
+    # A quote opens where no letter comes before it: "the section's lock 'm'" keeps its
+    # apostrophe.
+    reason = re.sub(r"(?<!\w)'[^']*'", "'_'", reason)
     reason = re.sub(r"^the result of \S+ is used", "the result of _ is used", reason)
     reason = re.sub(r" \([^() ]+:\d+\)$", "", reason)  # where a callee does it
     reason = re.sub(r"\b\d+\b", "N", reason)

@@ -463,16 +463,8 @@ std::map<std::string, bool> CalleeFacts::mutexInits() {
         });
     }
     // A declared pair defined here: what its getter returns is the mutex of its name.
-    const SourceManager &SM = Ctx.getSourceManager();
     for (const WrapperPair &W : Api.wrappers()) {
-        const FunctionDecl *LockDef = nullptr, *UnlockDef = nullptr;
-        for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
-            if (auto *Fn = dyn_cast<FunctionDecl>(D);
-                Fn && Fn->getIdentifier() && Fn->doesThisDeclarationHaveABody() &&
-                SM.isWrittenInMainFile(SM.getExpansionLoc(Fn->getBeginLoc()))) {
-                if (Fn->getName() == W.Lock) LockDef = Fn;
-                if (Fn->getName() == W.Unlock) UnlockDef = Fn;
-            }
+        auto [LockDef, UnlockDef] = LockApi::definitionsInMainFile(Ctx, W);
         const Expr *Mutex = LockDef && UnlockDef ? Api.pairMutex(LockDef, UnlockDef) : nullptr;
         auto It = Out.find(mutexKey(Mutex));
         if (It != Out.end()) note("w:" + W.Lock, It->second);

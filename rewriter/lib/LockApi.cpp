@@ -104,6 +104,20 @@ WrapperSummary LockApi::summary(const FunctionDecl *Def, LockOp Op) const {
     return summarizeWrapper(Def, Op, *this);
 }
 
+std::pair<const FunctionDecl *, const FunctionDecl *>
+LockApi::definitionsInMainFile(ASTContext &Ctx, const WrapperPair &W) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    const FunctionDecl *LockDef = nullptr, *UnlockDef = nullptr;
+    for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
+        if (auto *Fn = dyn_cast<FunctionDecl>(D);
+            Fn && Fn->getIdentifier() && Fn->doesThisDeclarationHaveABody() &&
+            SM.isWrittenInMainFile(SM.getExpansionLoc(Fn->getBeginLoc()))) {
+            if (Fn->getName() == W.Lock) LockDef = Fn;
+            if (Fn->getName() == W.Unlock) UnlockDef = Fn;
+        }
+    return {LockDef, UnlockDef};
+}
+
 std::optional<std::string> LockApi::wrapperProblem(const CallExpr *Call) const {
     std::optional<LockOp> Op = classify(Call);
     const FunctionDecl *Callee = Call->getDirectCallee();

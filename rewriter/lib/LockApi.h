@@ -196,6 +196,10 @@ class LockApi {
     bool isPair(llvm::StringRef Lock, llvm::StringRef Unlock) const;
 
     const std::vector<WrapperPair> &wrappers() const { return Wrappers; }
+    /// The definitions of W's lock and unlock wrappers written in Ctx's main file (null where
+    /// the main file has none): the unit that defines a pair writes its getter and its facts.
+    static std::pair<const clang::FunctionDecl *, const clang::FunctionDecl *>
+    definitionsInMainFile(clang::ASTContext &Ctx, const WrapperPair &W);
     /// Adds pairs (inferred for one unit: inferWrapperPairs) after the declared ones.
     void addPairs(const std::vector<std::pair<std::string, std::string>> &Pairs) {
         for (const auto &[Lock, Unlock] : Pairs)

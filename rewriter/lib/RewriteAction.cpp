@@ -237,14 +237,7 @@ class RewriteConsumer : public ASTConsumer {
         std::map<std::string, ProjectFacts::PairFacts> Out;
         const SourceManager &SM = Ctx.getSourceManager();
         for (const WrapperPair &W : Api.wrappers()) {
-            const FunctionDecl *LockDef = nullptr, *UnlockDef = nullptr;
-            for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
-                if (auto *Fn = dyn_cast<FunctionDecl>(D);
-                    Fn && Fn->getIdentifier() && Fn->doesThisDeclarationHaveABody() &&
-                    SM.isWrittenInMainFile(SM.getExpansionLoc(Fn->getBeginLoc()))) {
-                    if (Fn->getName() == W.Lock) LockDef = Fn;
-                    if (Fn->getName() == W.Unlock) UnlockDef = Fn;
-                }
+            auto [LockDef, UnlockDef] = LockApi::definitionsInMainFile(Ctx, W);
             if (!LockDef || !UnlockDef || LockDef->getStorageClass() == SC_Static) continue;
             ProjectFacts::PairFacts &Facts = Out[W.Lock + "/" + W.Unlock];
             if (std::optional<std::string> Why = Api.pairProblem(LockDef, UnlockDef)) {

@@ -31,6 +31,21 @@ void SectionFinder::storeSuccess(CriticalSection &CS, const Stmt *LockStmt, cons
     CS.CallSitePrefix = Var->getNameAsString() + " = 0; (void)" + Var->getNameAsString() + ";";
 }
 
+/// `V = value;` for each variable a dropped check assigned the operation's result to
+/// (`(void)V;` too for a local: -Wunused-but-set-variable), and the words for the note.
+static std::string setOnSuccess(const std::vector<std::pair<const VarDecl *, int64_t>> &Assigned,
+                                std::string &Note) {
+    std::string Out;
+    for (const auto &[Var, Value] : Assigned) {
+        std::string Name = Var->getNameAsString();
+        Out += (Out.empty() ? "" : " ") + Name + " = " + std::to_string(Value) + ";" +
+               (Var->hasLocalStorage() ? " (void)" + Name + ";" : std::string());
+        Note += "; '" + Name + "' is set to " + std::to_string(Value) +
+                ", what the test assigned it on success";
+    }
+    return Out;
+}
+
 const CallExpr *
 SectionFinder::checkedLock(const Stmt *S,
                            std::vector<std::pair<const VarDecl *, int64_t>> *Assigned) const {
@@ -267,20 +282,11 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
                 Sections.push_back(build(Fn, Block, Index, Call, Labelled, Skip, Guard));
                 CriticalSection &CS = Sections.back();
                 if (Stored && !CS.Refused) storeSuccess(CS, Labelled, Stored);
-                // `if ((rc = lock(&m)) != 0) return rc;`: rc gets what the lock returned.
-                for (const auto &[Var, Value] : Assigned) {
-                    if (CS.Refused) break;
-                    CS.CallSitePrefix +=
-                        Var->getNameAsString() + " = " + std::to_string(Value) + ";" +
-                        (Var->hasLocalStorage() ? " (void)" + Var->getNameAsString() + ";"
-                                                : std::string());
-                }
                 if ((Checked || Stored) && !CS.Refused) {
                     noteDroppedCheck(CS, Call, Stored);
-                    for (const auto &[Var, Value] : Assigned)
-                        CS.Notes.back().Text += "; '" + Var->getNameAsString() + "' is set to " +
-                                                std::to_string(Value) + ", what the test " +
-                                                "assigned it on success";
+                    // `if ((rc = lock(&m)) != 0) return rc;`: rc gets what the lock returned.
+                    if (!Assigned.empty())
+                        CS.CallSitePrefix += setOnSuccess(Assigned, CS.Notes.back().Text);
                 }
             }
             ++Index;
@@ -529,16 +535,9 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
                 noteDroppedCheck(CS, Checked);
                 // `PA_ENSURE(unlock(&m))`: the variable gets, after the section, what the
                 // test assigned it on success.
-                for (const auto &[Var, Value] : Assigned) {
-                    CS.CallSiteSuffix +=
-                        (CS.CallSiteSuffix.empty() ? "" : " ") + Var->getNameAsString() + " = " +
-                        std::to_string(Value) + ";" +
-                        (Var->hasLocalStorage() ? " (void)" + Var->getNameAsString() + ";"
-                                                : std::string());
-                    CS.Notes.back().Text += "; '" + Var->getNameAsString() + "' is set to " +
-                                            std::to_string(Value) +
-                                            ", what the test assigned it on success";
-                }
+                if (!Assigned.empty())
+                    CS.CallSiteSuffix += (CS.CallSiteSuffix.empty() ? "" : " ") +
+                                         setOnSuccess(Assigned, CS.Notes.back().Text);
                 if (!noteEffects(CS, Checked, *CS.FinalUnlock)) return CS;
             } else if (!noteEffects(CS, Api.asOperationStatement(Unlock), *CS.FinalUnlock)) {
                 return CS;

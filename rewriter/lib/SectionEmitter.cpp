@@ -40,6 +40,19 @@ static std::string getterParameter(const FunctionDecl *LockWrapper, unsigned I) 
     return P->getName().empty() ? "rcl_p" + std::to_string(I) : P->getName().str();
 }
 
+std::string SectionEmitter::lineDirective(const SourceText &Other, unsigned Offset) const {
+    if (!LineDirectives) return "";
+    const clang::SourceManager &SM = Other.sourceManager();
+    clang::PresumedLoc P = SM.getPresumedLoc(SM.getComposedLoc(Other.file(), Offset));
+    if (P.isInvalid()) return "";
+    std::string Escaped;
+    for (const char *C = P.getFilename(); *C; ++C) {
+        if (*C == '\\' || *C == '"') Escaped += '\\';
+        Escaped += *C;
+    }
+    return "\n#line " + std::to_string(P.getLine()) + " \"" + Escaped + "\"\n";
+}
+
 std::string SectionEmitter::lineDirective(unsigned Offset) const {
     if (!LineDirectives) return "";
     // The presumed place: where the file's own #line directives (generated code: bison, flex,
@@ -222,12 +235,20 @@ std::optional<std::string>
 SectionEmitter::effectsFunction(const FunctionDecl *Wrapper,
                                 const std::vector<const Stmt *> &Statements, StringRef Name,
                                 StringRef What, std::string &Why) const {
+    // The wrapper's text: in this file, or in a header it includes before the sections that
+    // use it (jemalloc's `static inline` malloc_mutex_lock in mutex.h), where every name it uses
+    // is declared too (SectionFinder checks that it comes first).
+    const SourceManager &SM = Text.sourceManager();
+    FileID Own = SM.getFileID(SM.getExpansionLoc(Wrapper->getBeginLoc()));
+    std::optional<SourceText> Header;
+    if (Own != Text.file()) Header.emplace(SM, Text.langOptions(), Own);
+    const SourceText &From = Header ? *Header : Text;
     FunctionTypeLoc Proto = Wrapper->getFunctionTypeLoc();
     std::optional<TextRange> Params =
-        Proto ? Text.node(SourceRange(Proto.getLParenLoc(), Proto.getRParenLoc())) : std::nullopt;
+        Proto ? From.node(SourceRange(Proto.getLParenLoc(), Proto.getRParenLoc())) : std::nullopt;
     std::vector<TextRange> Parts;
     for (const Stmt *S : Statements)
-        if (std::optional<TextRange> R = Text.statement(S)) Parts.push_back(*R);
+        if (std::optional<TextRange> R = From.statement(S)) Parts.push_back(*R);
     if (!Params || Parts.size() != Statements.size()) {
         Why = "wrapper '" + Wrapper->getNameAsString() +
               "' does more than its operation, and its definition is written through a macro";
@@ -235,13 +256,13 @@ SectionEmitter::effectsFunction(const FunctionDecl *Wrapper,
     }
     std::string Out =
         "/* rcl: what wrapper '" + Wrapper->getNameAsString() + "' does " + What.str() + ". */\n";
-    Out += "static void " + Name.str() + Text.text(*Params).str() + "\n{\n";
+    Out += "static void " + Name.str() + From.text(*Params).str() + "\n{\n";
     for (const ParmVarDecl *Param : Wrapper->parameters())
         if (Param->getIdentifier()) Out += "    (void)" + Param->getNameAsString() + ";\n";
     for (const TextRange &R : Parts) {
-        std::string Line = lineDirective(R.Begin);
+        std::string Line = Header ? lineDirective(*Header, R.Begin) : lineDirective(R.Begin);
         if (!Line.empty()) Out += Line.substr(1);
-        Out += "    " + Text.text(R).str() + "\n";
+        Out += "    " + From.text(R).str() + "\n";
     }
     Out += "}\n\n";
     return Out;

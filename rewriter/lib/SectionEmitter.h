@@ -65,6 +65,9 @@ class SectionEmitter {
     /// place of the text at Offset: its line, and its file as the command names it or as the
     /// file's own #line directives name it (generated code).
     std::string lineDirective(unsigned Offset) const;
+    /// The same for the text at Offset of another file (a header the wrapper is defined in),
+    /// named as the preprocessor presumes it.
+    std::string lineDirective(const SourceText &Other, unsigned Offset) const;
 
   private:
     /// A call argument for the call site: as written, or printed from the AST when a macro

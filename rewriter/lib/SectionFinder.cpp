@@ -812,11 +812,7 @@ const Stmt *SectionFinder::guardedUnlock(const CriticalSection &CS, const CallEx
 bool SectionFinder::noteWrapperParts(CriticalSection &CS,
                                      const std::vector<const CallExpr *> &Unlocks) {
     auto definedBefore = [&](const FunctionDecl *Wrapper, const CallExpr *Call, StringRef Kind) {
-        // The copies go before the section's function: the wrapper must be written in this
-        // file before it (all it uses is declared there).
-        std::optional<unsigned> End = Text.offset(Wrapper->getEndLoc());
-        std::optional<unsigned> FunctionAt = Text.expansionOffset(CS.Function->getBeginLoc());
-        if (End && FunctionAt && *End < *FunctionAt) return true;
+        if (writtenBefore(Wrapper, CS.Function)) return true;
         CS.Refused = refuse(Kind.str() + " wrapper '" + Wrapper->getNameAsString() +
                                 "' does more than " + Kind.str() +
                                 " its first argument, and its definition is not written in this "
@@ -858,14 +854,25 @@ bool SectionFinder::noteWrapperParts(CriticalSection &CS,
     return true;
 }
 
+bool SectionFinder::writtenBefore(const FunctionDecl *Wrapper, const FunctionDecl *Fn) const {
+    // The copies of a wrapper's statements go before the section's function: the wrapper must
+    // be written before it (all it uses is declared there), in this file or in a header the
+    // file includes before it (jemalloc's `static inline` wrappers in mutex.h), not through a
+    // macro.
+    std::optional<unsigned> FunctionAt = Text.expansionOffset(Fn->getBeginLoc());
+    if (!FunctionAt) return false;
+    if (std::optional<unsigned> End = Text.offset(Wrapper->getEndLoc())) return *End < *FunctionAt;
+    const SourceManager &SM = Text.sourceManager();
+    SourceLocation Begin = Wrapper->getBeginLoc(), End = Wrapper->getEndLoc();
+    return Begin.isFileID() && End.isFileID() && SM.getFileID(End) != Text.file() &&
+           SM.getFileID(Begin) == SM.getFileID(End) &&
+           SM.isBeforeInTranslationUnit(End, SM.getExpansionLoc(Fn->getBeginLoc()));
+}
+
 bool SectionFinder::noteEffects(CriticalSection &CS, const CallExpr *Unlock, TextRange Statement) {
     const FunctionDecl *Wrapper = Unlock ? Api.unlockEffects(Unlock) : nullptr;
     if (!Wrapper) return true;
-    // The copy of its statements goes before the section's function, so the wrapper must be
-    // defined in this file before that function (all it uses is declared there).
-    std::optional<unsigned> End = Text.offset(Wrapper->getEndLoc());
-    std::optional<unsigned> FunctionAt = Text.expansionOffset(CS.Function->getBeginLoc());
-    if (!End || !FunctionAt || *End >= *FunctionAt) {
+    if (!writtenBefore(Wrapper, CS.Function)) {
         CS.Refused = refuse("unlock wrapper '" + Wrapper->getNameAsString() +
                                 "' does more than unlock its first argument, and its definition "
                                 "is not written in this file before '" +

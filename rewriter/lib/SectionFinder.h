@@ -55,6 +55,9 @@ class SectionFinder {
     /// unlock 'w' at line N does not pair with it: argument I differs ('a' and 'b')" when an
     /// unlock wrapper of its pair is called there with other arguments, else "".
     std::string unpairedUnlock(const CriticalSection &CS, const clang::CompoundStmt *Block) const;
+    /// Whether a wrapper whose statements are copied is written before Fn, in this file or in
+    /// a header included before it.
+    bool writtenBefore(const clang::FunctionDecl *Wrapper, const clang::FunctionDecl *Fn) const;
     /// Records an unlock by a wrapper with effects (LockApi::unlockEffects), or refuses CS
     /// when that wrapper's statements cannot be copied before the section's function.
     bool noteEffects(CriticalSection &CS, const clang::CallExpr *Unlock, TextRange Statement);

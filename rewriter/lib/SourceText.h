@@ -79,6 +79,7 @@ class SourceText {
     unsigned lineStart(unsigned Offset) const;
     clang::FileID file() const { return File; }
     const clang::SourceManager &sourceManager() const { return SM; }
+    const clang::LangOptions &langOptions() const { return LO; }
 
   private:
     /// Extends R over the `;` that follows it, when that `;` is in this file.

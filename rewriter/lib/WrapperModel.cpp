@@ -31,6 +31,119 @@ bool reachableFromParameters(const Expr *E, const FunctionDecl *Def) {
 
 namespace {
 
+bool isTrylock(const FunctionDecl *F) {
+    return F && F->getIdentifier() &&
+           (F->getName() == "pthread_mutex_trylock" || F->getName() == "mtx_trylock");
+}
+
+/// E, an expression of Callee's parameters that reachableFromParameters accepts, with Call's
+/// arguments in place of the parameters: new nodes where a parameter is read below them, the
+/// same nodes elsewhere. Null for a form it does not rebuild (a parameter whose address is
+/// taken, say).
+Expr *substituteArguments(const Expr *E, const FunctionDecl *Callee, const CallExpr *Call) {
+    ASTContext &AC = Callee->getASTContext();
+    auto parameter = [&](const Expr *X) -> const ParmVarDecl * {
+        const auto *Ref = dyn_cast<DeclRefExpr>(X->IgnoreParens());
+        const auto *P = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+        return P && P->getDeclContext() == Callee ? P : nullptr;
+    };
+    bool Uses = false;
+    walk(E, [&](const Stmt *N) {
+        if (const auto *X = dyn_cast<Expr>(N)) Uses |= parameter(X) != nullptr;
+    });
+    if (!Uses) return const_cast<Expr *>(E);
+    SourceLocation None;
+    // `p`, read: `(argument)`.
+    if (const auto *Cast = dyn_cast<ImplicitCastExpr>(E);
+        Cast && Cast->getCastKind() == CK_LValueToRValue)
+        if (const ParmVarDecl *P = parameter(Cast->getSubExpr()))
+            return P->getFunctionScopeIndex() < Call->getNumArgs()
+                       ? new (AC) ParenExpr(None, None,
+                                            const_cast<Expr *>(
+                                                Call->getArg(P->getFunctionScopeIndex())))
+                       : nullptr;
+    auto sub = [&](const Expr *X) { return substituteArguments(X, Callee, Call); };
+    FPOptionsOverride FP;
+    if (const auto *Paren = dyn_cast<ParenExpr>(E)) {
+        Expr *Inner = sub(Paren->getSubExpr());
+        return Inner ? new (AC) ParenExpr(Paren->getLParen(), Paren->getRParen(), Inner) : nullptr;
+    }
+    if (const auto *Cast = dyn_cast<ImplicitCastExpr>(E)) {
+        Expr *Inner = sub(Cast->getSubExpr());
+        return Inner ? ImplicitCastExpr::Create(AC, Cast->getType(), Cast->getCastKind(), Inner,
+                                                nullptr, Cast->getValueKind(), FP)
+                     : nullptr;
+    }
+    if (const auto *Cast = dyn_cast<CStyleCastExpr>(E)) {
+        Expr *Inner = sub(Cast->getSubExpr());
+        return Inner ? CStyleCastExpr::Create(AC, Cast->getType(), Cast->getValueKind(),
+                                              Cast->getCastKind(), Inner, nullptr, FP,
+                                              Cast->getTypeInfoAsWritten(), Cast->getLParenLoc(),
+                                              Cast->getRParenLoc())
+                     : nullptr;
+    }
+    if (const auto *Un = dyn_cast<UnaryOperator>(E)) {
+        Expr *Inner = sub(Un->getSubExpr());
+        return Inner ? UnaryOperator::Create(AC, Inner, Un->getOpcode(), Un->getType(),
+                                             Un->getValueKind(), Un->getObjectKind(),
+                                             Un->getOperatorLoc(), Un->canOverflow(), FP)
+                     : nullptr;
+    }
+    if (const auto *Bin = dyn_cast<BinaryOperator>(E); Bin && !isa<CompoundAssignOperator>(Bin)) {
+        Expr *L = sub(Bin->getLHS()), *R = sub(Bin->getRHS());
+        return L && R ? BinaryOperator::Create(AC, L, R, Bin->getOpcode(), Bin->getType(),
+                                               Bin->getValueKind(), Bin->getObjectKind(),
+                                               Bin->getOperatorLoc(), FP)
+                      : nullptr;
+    }
+    if (const auto *Member = dyn_cast<MemberExpr>(E)) {
+        Expr *Base = sub(Member->getBase());
+        return Base ? MemberExpr::Create(AC, Base, Member->isArrow(), Member->getOperatorLoc(),
+                                         Member->getQualifierLoc(), Member->getTemplateKeywordLoc(),
+                                         Member->getMemberDecl(), Member->getFoundDecl(),
+                                         Member->getMemberNameInfo(), nullptr, Member->getType(),
+                                         Member->getValueKind(), Member->getObjectKind(),
+                                         Member->isNonOdrUse())
+                    : nullptr;
+    }
+    if (const auto *Index = dyn_cast<ArraySubscriptExpr>(E)) {
+        Expr *L = sub(Index->getLHS()), *R = sub(Index->getRHS());
+        return L && R ? new (AC) ArraySubscriptExpr(L, R, Index->getType(), Index->getValueKind(),
+                                                    Index->getObjectKind(),
+                                                    Index->getRBracketLoc())
+                      : nullptr;
+    }
+    return nullptr;
+}
+
+/// The mutex a trylock call tries, in the terms of the function the call is written in:
+/// `pthread_mutex_trylock(E)` (or `mtx_trylock`), or a call of a function of the unit whose body
+/// is only `return R;`, R a test of such a trylock that is 0 when it succeeds (jemalloc's
+/// `malloc_mutex_trylock_final(m)`: `return pthread_mutex_trylock(&(m)->lock) != 0;`), with the
+/// call's arguments (without side effects) in place of its parameters. Null otherwise.
+const Expr *trylockOf(const CallExpr *Call) {
+    const FunctionDecl *Callee = Call->getDirectCallee(), *Def = nullptr;
+    if (!Callee) return nullptr;
+    if (isTrylock(Callee))
+        return Call->getNumArgs() == 1 ? Call->getArg(0)->IgnoreParenImpCasts() : nullptr;
+    if (!Callee->hasBody(Def)) return nullptr;
+    const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
+    const auto *Return =
+        Body && Body->size() == 1 ? dyn_cast<ReturnStmt>(Body->body_front()) : nullptr;
+    if (!Return) return nullptr;
+    ResultSource Src;
+    std::optional<int64_t> V = valueOnSuccess(Return->getRetValue(), Src);
+    if (!V || *V != 0 || !Src.Call || !isTrylock(Src.Call->getDirectCallee()) ||
+        Src.Call->getNumArgs() != 1)
+        return nullptr;
+    const Expr *Tried = Src.Call->getArg(0)->IgnoreParenImpCasts();
+    if (!reachableFromParameters(Tried, Def)) return nullptr;
+    for (const Expr *Arg : Call->arguments())
+        if (Arg->HasSideEffects(Def->getASTContext())) return nullptr;
+    const Expr *Out = substituteArguments(Tried, Def, Call);
+    return Out ? Out->IgnoreParenImpCasts() : nullptr;
+}
+
 /// Follows a wrapper's body along its success path (ResultCheck: the pthread call returns 0),
 /// statement by statement, and fills the summary.
 class SuccessPath {
@@ -168,11 +281,30 @@ class SuccessPath {
         if (const auto *Decl = dyn_cast<DeclStmt>(S)) return declaration(Decl);
         if (earlyReturn(S)) return;
         // `if (1) { ... }`, `if (isthreaded)` with `#define isthreaded true`: the branch taken.
+        // And a lock with a fast path, `if (trylock(E) != 0) { slow path }` (jemalloc's
+        // `if (malloc_mutex_trylock_final(mutex)) { malloc_mutex_lock_slow(mutex); ... }`): the
+        // wrapper is read along the path where the trylock succeeds at once, which it may take
+        // whenever the mutex is free; the slow path (spinning, contention statistics, a
+        // blocking lock) only runs when another thread holds it. A converted section's lock is
+        // always that path, so what it does is one of the original's executions.
         if (const auto *If = dyn_cast<IfStmt>(S);
             If && !If->getInit() && !If->getConditionVariable()) {
             ResultSource Constant;
             std::optional<int64_t> V = valueOnSuccess(If->getCond(), Constant);
-            if (V && !Constant.Call) {
+            const Expr *Tried = V && Constant.Call && Op == LockOp::Lock && !Out.Operation
+                                    ? trylockOf(Constant.Call)
+                                    : nullptr;
+            if (Tried) {
+                bool Labels = false;
+                walk(*V ? If->getElse() : If->getThen(),
+                     [&](const Stmt *N) { Labels |= isa<LabelStmt, SwitchCase>(N); });
+                if (Labels)
+                    return fail("its slow path after the trylock has a label (line " +
+                                std::to_string(lineOf(S)) + ")");
+                Out.Operation = Constant.Call;
+                Out.Mutex = Tried;
+            }
+            if (V && (!Constant.Call || Tried)) {
                 if (const Stmt *Taken = *V ? If->getThen() : If->getElse()) {
                     if (const auto *Block = dyn_cast<CompoundStmt>(Taken)) {
                         for (const Stmt *Child : Block->body())

@@ -58,9 +58,9 @@ Expr *substituteArguments(const Expr *E, const FunctionDecl *Callee, const CallE
         Cast && Cast->getCastKind() == CK_LValueToRValue)
         if (const ParmVarDecl *P = parameter(Cast->getSubExpr()))
             return P->getFunctionScopeIndex() < Call->getNumArgs()
-                       ? new (AC) ParenExpr(None, None,
-                                            const_cast<Expr *>(
-                                                Call->getArg(P->getFunctionScopeIndex())))
+                       ? new (AC)
+                             ParenExpr(None, None,
+                                       const_cast<Expr *>(Call->getArg(P->getFunctionScopeIndex())))
                        : nullptr;
     auto sub = [&](const Expr *X) { return substituteArguments(X, Callee, Call); };
     FPOptionsOverride FP;
@@ -109,8 +109,7 @@ Expr *substituteArguments(const Expr *E, const FunctionDecl *Callee, const CallE
     if (const auto *Index = dyn_cast<ArraySubscriptExpr>(E)) {
         Expr *L = sub(Index->getLHS()), *R = sub(Index->getRHS());
         return L && R ? new (AC) ArraySubscriptExpr(L, R, Index->getType(), Index->getValueKind(),
-                                                    Index->getObjectKind(),
-                                                    Index->getRBracketLoc())
+                                                    Index->getObjectKind(), Index->getRBracketLoc())
                       : nullptr;
     }
     return nullptr;

@@ -233,7 +233,7 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
     if (CS.Mutex.WrapperGuard) Parts.push_back(CS.Mutex.WrapperGuard);
     for (const Expr *Part : Parts) {
         if (!Part) continue;
-        if (Part->HasSideEffects(Ctx))
+        if (hasSideEffects(Part, Ctx))
             return refuse(CS, "the lock expression has side effects", LockAt);
         std::string Changed;
         walk(Part, [&](const Stmt *S) {

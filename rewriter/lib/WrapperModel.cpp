@@ -5,6 +5,7 @@
 #include "StmtWalk.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
 #include "clang/Basic/SourceManager.h"
 #include <set>
 
@@ -30,6 +31,56 @@ bool reachableFromParameters(const Expr *E, const FunctionDecl *Def) {
 }
 
 namespace {
+
+bool sideEffectsBeyondAccessors(const Expr *E, const ASTContext &Ctx, unsigned Depth);
+
+/// A function whose body is only `return R;`, R reading only its parameters, without side
+/// effects beyond calls of such functions (Depth levels deep).
+bool isAccessor(const FunctionDecl *F, const ASTContext &Ctx, unsigned Depth) {
+    const FunctionDecl *Def = nullptr;
+    if (!F || Depth == 0 || F->isVariadic() || !F->hasBody(Def)) return false;
+    const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
+    const auto *Return =
+        Body && Body->size() == 1 ? dyn_cast<ReturnStmt>(Body->body_front()) : nullptr;
+    if (!Return || !Return->getRetValue()) return false;
+    bool Own = true;
+    walk(Return->getRetValue(), [&](const Stmt *N) {
+        if (const auto *Ref = dyn_cast<DeclRefExpr>(N))
+            if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+                Own &= isa<ParmVarDecl>(Var) && Var->getDeclContext() == Def;
+    });
+    return Own && !sideEffectsBeyondAccessors(Return->getRetValue(), Ctx, Depth - 1);
+}
+
+bool sideEffectsBeyondAccessors(const Expr *E, const ASTContext &Ctx, unsigned Depth) {
+    if (!E->HasSideEffects(Ctx)) return false;
+    bool Effects = false;
+    walk(E, [&](const Stmt *N) {
+        if (Effects) return;
+        if (const auto *Call = dyn_cast<CallExpr>(N)) {
+            const FunctionDecl *F = Call->getDirectCallee();
+            unsigned Builtin = F ? F->getBuiltinID() : 0;
+            bool Pure = F && (F->hasAttr<ConstAttr>() || F->hasAttr<PureAttr>() ||
+                              (Builtin && Ctx.BuiltinInfo.isConst(Builtin)));
+            Effects = !Pure && !isAccessor(F, Ctx, Depth);
+        } else if (const auto *Bin = dyn_cast<BinaryOperator>(N)) {
+            Effects = Bin->isAssignmentOp();
+        } else if (const auto *Un = dyn_cast<UnaryOperator>(N)) {
+            Effects = Un->isIncrementDecrementOp();
+        } else if (const auto *Cast = dyn_cast<ImplicitCastExpr>(N)) {
+            Effects = Cast->getCastKind() == CK_LValueToRValue &&
+                      Cast->getSubExpr()->getType().isVolatileQualified();
+        } else if (const auto *X = dyn_cast<Expr>(N);
+                   X && !isa<DeclRefExpr, MemberExpr, ParenExpr, ExplicitCastExpr,
+                             ArraySubscriptExpr, IntegerLiteral, CharacterLiteral,
+                             FloatingLiteral, StringLiteral, AbstractConditionalOperator,
+                             UnaryExprOrTypeTraitExpr, PredefinedExpr, ConstantExpr>(X)) {
+            // Anything else counts as it does for Clang, whatever it holds.
+            Effects = X->HasSideEffects(Ctx);
+        }
+    });
+    return Effects;
+}
 
 bool isTrylock(const FunctionDecl *F) {
     return F && F->getIdentifier() &&
@@ -550,6 +601,10 @@ std::vector<std::pair<std::string, std::string>> inferWrapperPairs(ASTContext &C
         Names.insert(Unlock);
     }
     return inferOnce(Ctx, Knowing, &Names);
+}
+
+bool hasSideEffects(const Expr *E, const ASTContext &Ctx) {
+    return sideEffectsBeyondAccessors(E, Ctx, 3);
 }
 
 } // namespace rcl

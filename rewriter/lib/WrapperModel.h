@@ -71,6 +71,14 @@ std::vector<std::pair<std::string, std::string>> inferWrapperPairs(clang::ASTCon
 /// the parameters, or in a getter.
 bool reachableFromParameters(const clang::Expr *E, const clang::FunctionDecl *Def);
 
+/// Whether evaluating E may have side effects, as Expr::HasSideEffects says, except that a call
+/// of a plain accessor counts as none: a function of the unit whose body is only `return R;`,
+/// R reading nothing but its parameters and free of side effects itself (jemalloc's
+/// `tsd_tsdn(tsd)`: `return (tsdn_t *)tsd;`, passed to every malloc_mutex_lock). A lock call's
+/// arguments are evaluated more than once in a converted section (its wrapper's copied
+/// statements, the context, the mutex expression), which only such expressions allow.
+bool hasSideEffects(const clang::Expr *E, const clang::ASTContext &Ctx);
+
 } // namespace rcl
 
 #endif

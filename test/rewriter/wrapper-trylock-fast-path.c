@@ -107,15 +107,40 @@ static void add(void *tsdn, long n)
     total += n;
     mutex_unlock(tsdn, &M);
 }
+
+/* Arguments that call an accessor (`return R;`, R of its parameters only: jemalloc's
+ * `tsd_tsdn(tsd)`) have no side effects; a call that counts has. */
+static inline void *tsd_tsdn(void *tsd) { return (char *)tsd + 0; }
+static long tokens;
+static void *counted(void *tsd) { __atomic_fetch_add(&tokens, 1, __ATOMIC_RELAXED); return tsd; }
+
+// CHECK: rcl_delegate_ctx{{[(]}}&M.lock, rcl_cs_add_through_accessor_1,
+static void add_through_accessor(void *tsd, long n)
+{
+    mutex_lock(tsd_tsdn(tsd), &M);
+    total += n;
+    mutex_unlock(tsd_tsdn(tsd), &M);
+}
+
+static void add_counted(void *tsd, long n)
+{
+    mutex_lock(counted(tsd), &M);
+    total += n;
+    mutex_unlock(tsd, &M);
+}
 // ERR: :38:66: rcl: cannot convert critical section: pthread_mutex_trylock section
-// ERR: rcl: summary: 1 converted, 2 refused
-// STATS: rcl: server {{[0-9]+}} {{.*}}: 8000 sections served
+// ERR: :[[# @LINE-5]]:16: rcl: cannot convert critical section: the lock expression has side effects
+// ERR: rcl: summary: 2 converted, 3 refused
+// STATS: rcl: server {{[0-9]+}} {{.*}}: 16000 sections served
 
 static void *worker(void *arg)
 {
     int token;
-    for (int i = 0; i < 4000; i++)
+    for (int i = 0; i < 4000; i++) {
         add(&token, (long)arg);
+        add_through_accessor(&token, (long)arg);
+        if (i % 2) add_counted(&token, 1);
+    }
     return NULL;
 }
 
@@ -124,6 +149,6 @@ int main(void)
     pthread_t t[2];
     for (long i = 0; i < 2; i++) pthread_create(&t[i], NULL, worker, (void *)(i + 1));
     for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
-    printf("total=%ld lock_ops=%ld\n", total, M.prof.n_lock_ops);
+    printf("total=%ld lock_ops=%ld tokens=%ld\n", total, M.prof.n_lock_ops, tokens);
     return 0;
 }

@@ -72,9 +72,9 @@ bool sideEffectsBeyondAccessors(const Expr *E, const ASTContext &Ctx, unsigned D
                       Cast->getSubExpr()->getType().isVolatileQualified();
         } else if (const auto *X = dyn_cast<Expr>(N);
                    X && !isa<DeclRefExpr, MemberExpr, ParenExpr, ExplicitCastExpr,
-                             ArraySubscriptExpr, IntegerLiteral, CharacterLiteral,
-                             FloatingLiteral, StringLiteral, AbstractConditionalOperator,
-                             UnaryExprOrTypeTraitExpr, PredefinedExpr, ConstantExpr>(X)) {
+                             ArraySubscriptExpr, IntegerLiteral, CharacterLiteral, FloatingLiteral,
+                             StringLiteral, AbstractConditionalOperator, UnaryExprOrTypeTraitExpr,
+                             PredefinedExpr, ConstantExpr>(X)) {
             // Anything else counts as it does for Clang, whatever it holds.
             Effects = X->HasSideEffects(Ctx);
         }

@@ -82,6 +82,42 @@ def other_locks_text(others):
     return ", ".join("%d %s" % (n, kind) for kind, n in sorted(others.items()))
 
 
+# The C library's allocation functions: a build that defines one of them is (part of) the
+# program's memory allocator, whose sections never delegate (rewriter/lib/CalleeFacts.h,
+# allocatorHazard). Keep in step with the list there.
+ALLOCATOR_FUNCTIONS = ("malloc", "calloc", "realloc", "free", "aligned_alloc", "posix_memalign",
+                       "memalign", "valloc", "pvalloc", "reallocarray", "malloc_usable_size")
+
+
+def allocator_units(facts_dir):
+    """The units whose facts define one of ALLOCATOR_FUNCTIONS (not a library function whose
+    address is taken): {unit key: name}."""
+    import json
+    out = {}
+    try:
+        names = os.listdir(facts_dir)
+    except OSError:
+        return out
+    for name in names:
+        if not name.endswith(".facts"):
+            continue
+        try:
+            with open(os.path.join(facts_dir, name)) as f:
+                for line in f:
+                    if not any('"%s"' % fn in line for fn in ALLOCATOR_FUNCTIONS):
+                        continue
+                    try:
+                        entry = json.loads(line)
+                    except ValueError:
+                        continue
+                    if (isinstance(entry, dict) and entry.get("name") in ALLOCATOR_FUNCTIONS
+                            and "fn" in entry and not entry.get("library") and entry.get("unit")):
+                        out.setdefault(entry["unit"], entry["name"])
+        except OSError:
+            continue
+    return out
+
+
 def stale_outputs(product):
     """The files to remove so that a build compiles a unit again: its product and, for
     libtool's `.libs/x.o`, the `x.lo` and `x.o` beside `.libs` that make tests."""

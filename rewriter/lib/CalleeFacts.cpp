@@ -606,6 +606,40 @@ const std::vector<Effect> &CalleeFacts::effects(const FunctionDecl *Def) {
     return Effects[Def] = std::move(Out);
 }
 
+const std::optional<std::string> &CalleeFacts::allocatorHazard() {
+    if (Allocator) return *Allocator;
+    Allocator.emplace();
+    static const char *const Names[] = {"malloc",        "calloc",         "realloc",
+                                        "free",          "aligned_alloc",  "posix_memalign",
+                                        "memalign",      "valloc",         "pvalloc",
+                                        "reallocarray",  "malloc_usable_size"};
+    const SourceManager &SM = Ctx.getSourceManager();
+    std::string Where;
+    for (const Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+        const auto *Fn = dyn_cast<FunctionDecl>(D);
+        if (!Fn || !Fn->getIdentifier() || !Fn->doesThisDeclarationHaveABody() ||
+            !Fn->isExternallyVisible() || !llvm::is_contained(Names, Fn->getName()))
+            continue;
+        Where = "this file defines '" + Fn->getNameAsString() + "' (line " +
+                std::to_string(SM.getExpansionLineNumber(Fn->getLocation())) + ")";
+        break;
+    }
+    if (Where.empty() && Project)
+        for (const char *Name : Names)
+            if (const ProjectFacts::Entry *E = Project->find(Name);
+                E && !E->Library && !E->Unit.empty() && E->Unit != Unit &&
+                Project->mayShareProgram(Unit, E->Unit)) {
+                Where = "another file of the program defines '" + std::string(Name) + "'";
+                break;
+            }
+    if (!Where.empty())
+        *Allocator = "the section is part of the program's memory allocator (" + Where +
+                     "): librcl allocates memory on a delegation's way (its start, a thread's "
+                     "first section), which would enter the allocator again inside its own "
+                     "section; left as is";
+    return *Allocator;
+}
+
 ProjectFacts::UnitFacts CalleeFacts::exported() {
     ProjectFacts::UnitFacts Out;
     Out.Unit = Unit;

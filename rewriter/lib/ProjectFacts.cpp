@@ -308,15 +308,18 @@ const ProjectFacts::Entry *ProjectFacts::find(const std::string &Key) const {
     return It == Functions.end() ? nullptr : &It->second;
 }
 
+bool ProjectFacts::mayShareProgram(const std::string &From, const std::string &Other) const {
+    auto Program = Programs.find(From);
+    return Program == Programs.end() || Other.empty() || Program->second.count(Other);
+}
+
 std::vector<std::string> ProjectFacts::targets(const std::string &Sig,
                                                const std::string &From) const {
-    auto Program = Programs.find(From);
     std::set<std::string> Out;
     for (const auto &[S, Keys] : Taken)
         if (compatibleSignatures(S, Sig))
             for (const auto &[Key, Unit] : Keys)
-                if (Program == Programs.end() || Unit.empty() || Program->second.count(Unit))
-                    Out.insert(Key);
+                if (mayShareProgram(From, Unit)) Out.insert(Key);
     return {Out.begin(), Out.end()};
 }
 

@@ -120,6 +120,9 @@ class ProjectFacts {
     /// says which units the build links together (programs.json, written by `rcl build`), those
     /// whose address is taken in a unit that may share a program with From.
     std::vector<std::string> targets(const std::string &Sig, const std::string &From) const;
+    /// Whether the units From and Other may be linked into one program (programs.json; any two
+    /// when the directory does not say).
+    bool mayShareProgram(const std::string &From, const std::string &Other) const;
 
     /// For a declared pair defined in another unit: nothing when no unit's facts hold it (or
     /// a pair it chains to: its `lock/unlock` in Missing); "" when its sections delegate; else

@@ -609,10 +609,9 @@ const std::vector<Effect> &CalleeFacts::effects(const FunctionDecl *Def) {
 const std::optional<std::string> &CalleeFacts::allocatorHazard() {
     if (Allocator) return *Allocator;
     Allocator.emplace();
-    static const char *const Names[] = {"malloc",        "calloc",         "realloc",
-                                        "free",          "aligned_alloc",  "posix_memalign",
-                                        "memalign",      "valloc",         "pvalloc",
-                                        "reallocarray",  "malloc_usable_size"};
+    static const char *const Names[] = {
+        "malloc",   "calloc", "realloc", "free",         "aligned_alloc",     "posix_memalign",
+        "memalign", "valloc", "pvalloc", "reallocarray", "malloc_usable_size"};
     const SourceManager &SM = Ctx.getSourceManager();
     std::string Where;
     for (const Decl *D : Ctx.getTranslationUnitDecl()->decls()) {

@@ -186,7 +186,9 @@ const Expr *trylockOf(const CallExpr *Call) {
     if (!V || *V != 0 || !Src.Call || !isTrylock(Src.Call->getDirectCallee()) ||
         Src.Call->getNumArgs() != 1)
         return nullptr;
-    const Expr *Tried = Src.Call->getArg(0)->IgnoreParenImpCasts();
+    // With its conversions: `pthread_mutex_trylock(m)` reads the parameter m (an lvalue-to-rvalue
+    // conversion), which is what the argument stands for.
+    const Expr *Tried = Src.Call->getArg(0);
     if (!reachableFromParameters(Tried, Def)) return nullptr;
     for (const Expr *Arg : Call->arguments())
         if (Arg->HasSideEffects(Def->getASTContext())) return nullptr;

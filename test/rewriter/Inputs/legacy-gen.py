@@ -85,6 +85,25 @@ HELPERS = collections.OrderedDict([
                 "static void fx_unlock(pthread_mutex_t *m, unsigned long *held)\n{\n"
                 "    (*held) += 2;\n    pthread_mutex_unlock(m);\n"
                 "    __atomic_fetch_add(&fx_released, 1, __ATOMIC_RELAXED);\n}\n"),
+    # jemalloc's malloc_mutex_lock: a trylock through an inline function, a slow path on
+    # failure (spinning, then a blocking lock, counted), statistics under the lock, and the
+    # caller's token through an accessor call. Its counts of contention are not printed.
+    ("fastpath", "static unsigned long fp_spins, fp_waits;\nstatic int fp_token;\n\n"
+                 "static inline int fp_trylock_final(pthread_mutex_t *m)\n{\n"
+                 "    return pthread_mutex_trylock(m) != 0;\n}\n\n"
+                 "static void fp_lock_slow(pthread_mutex_t *m)\n{\n"
+                 "    for (int i = 0; i < 50; i++)\n"
+                 "        if (!fp_trylock_final(m)) {\n"
+                 "            __atomic_fetch_add(&fp_spins, 1, __ATOMIC_RELAXED);\n"
+                 "            return;\n        }\n"
+                 "    pthread_mutex_lock(m);\n"
+                 "    __atomic_fetch_add(&fp_waits, 1, __ATOMIC_RELAXED);\n}\n\n"
+                 "static inline void *fp_self(void *t)\n{\n    return t;\n}\n\n"
+                 "static inline void fp_lock(void *tok, pthread_mutex_t *m, unsigned long *ops)\n"
+                 "{\n    (void)tok;\n    if (fp_trylock_final(m)) {\n"
+                 "        fp_lock_slow(m);\n    }\n    (*ops)++;\n}\n\n"
+                 "static inline void fp_unlock(void *tok, pthread_mutex_t *m, unsigned long *ops)\n"
+                 "{\n    (void)tok;\n    (void)ops;\n    pthread_mutex_unlock(m);\n}\n"),
     ("checked-wrapper", "static void die(int e, const char *what)\n{\n"
                         "    fprintf(stderr, \"%s failed: %d\\n\", what, e);\n    exit(2);\n}\n\n"
                         "static void ck_lock(pthread_mutex_t *m)\n{\n    int ret;\n\n"
@@ -97,6 +116,7 @@ HELPERS = collections.OrderedDict([
 # The rcl-rewrite options a helper needs: its wrappers declared.
 WRAPPERS = {"wrapper": ("my_lock", "my_unlock"), "sync": ("my_lock", "my_unlock"),
             "possess": ("possess_", "release_"), "effects": ("fx_lock", "fx_unlock"),
+            "fastpath": ("fp_lock", "fp_unlock"),
             "checked-wrapper": ("ck_lock", "ck_unlock")}
 # The families of the second round (NEW_FAMILIES) and those only rcl-cc's copy converts.
 NEW_FAMILIES = ["optional", "optional-macro", "effects", "inferred", "checked-wrapper",
@@ -159,6 +179,11 @@ class Section:
         block_local = random.Random("assert-call/%r/%d" % (rng.getstate()[1][:8], k))
         if 2 in rounds and family == "pthread" and block_local.random() < 0.1:
             self.lock_form = "assert-call"
+        # A wrapper with a fast path (jemalloc's) in place of some wrappers with effects, from a
+        # generator of its own again.
+        fast = random.Random("fastpath/%r/%d" % (rng.getstate()[1][:8], k))
+        if family == "effects" and fast.random() < 0.5:
+            family = self.family = "fastpath"
         self.block_semi = ch(0.5)
         self.outer = "plain"
         if family == "pthread" and ch(0.15):
@@ -189,7 +214,8 @@ class Section:
         # Exits (not from a for-macro, a cleanup block or a statement expression: leaving
         # those with return/break/goto is undefined or skips the unlock).
         can_exit = family in ("pthread", "block", "wrapper", "possess", "optional",
-                              "optional-macro", "effects", "inferred", "checked-wrapper",
+                              "optional-macro", "effects", "fastpath", "inferred",
+                              "checked-wrapper",
                               "ifdef-cross", "c11") and self.outer != "stmt-expr"
         self.exits = []
         if can_exit:
@@ -230,6 +256,7 @@ class Section:
                  "sync": "synchronized-block macro", "optional": "optional lock",
                  "optional-macro": "optional lock in a macro",
                  "effects": "wrappers with effects", "inferred": "wrappers nobody declared",
+                 "fastpath": "wrappers with a trylock fast path",
                  "checked-wrapper": "checked wrappers", "macro-section": "section in a macro",
                  "ifdef-cross": "lock and unlock in #if blocks",
                  "c11": "C11 mtx_t"}.get(f, f)
@@ -241,7 +268,7 @@ class Section:
     def helpers(self):
         need = set()
         if self.family in ("block", "wrapper", "possess", "sync", "optional-macro", "effects",
-                           "checked-wrapper"):
+                           "fastpath", "checked-wrapper"):
             need.add(self.family)
         if self.family == "ifdef-cross":
             need.add("threads")
@@ -270,7 +297,7 @@ class Section:
             out += "static pthread_mutex_t *opt_%d = &m_%d;\n" % (k, k)
         if self.family == "pthread" and self.lock_form == "assigned-global":
             out += "static int lock_err_%d = -7; /* what the last lock returned */\n" % k
-        if self.family == "effects":
+        if self.family in ("effects", "fastpath"):
             out += "static unsigned long h_%d;\n" % k
         if self.family == "inferred":
             out += ("static void lk_%d(void)\n{\n    pthread_mutex_lock(&m_%d);\n}\n\n"
@@ -306,6 +333,8 @@ class Section:
             return [ind + "OPT_LOCK(opt_%d);" % k]
         if f == "effects":
             return [ind + "fx_lock(%s, &h_%d);" % (m, k)]
+        if f == "fastpath":
+            return [ind + "fp_lock(fp_self(&fp_token), %s, &h_%d);" % (m, k)]
         if f == "inferred":
             return [ind + "lk_%d();" % k]
         if f == "checked-wrapper":
@@ -351,6 +380,8 @@ class Section:
             return [ind + "OPT_UNLOCK(opt_%d);" % k]
         if f == "effects":
             return [ind + "fx_unlock(%s, &h_%d);" % (m, k)]
+        if f == "fastpath":
+            return [ind + "fp_unlock(fp_self(&fp_token), %s, &h_%d);" % (m, k)]
         if f == "inferred":
             return [ind + "ulk_%d();" % k]
         if f == "checked-wrapper":
@@ -491,7 +522,7 @@ class Section:
         if f == "pthread":
             stats["lock:" + self.lock_form] += 1
             stats["unlock:" + self.unlock_form] += 1
-        elif f in NEW_FAMILIES:
+        elif f in NEW_FAMILIES or f == "fastpath":
             stats[f] += 1
         else:
             stats[{"block": "lock:block-macro", "wrapper": "lock:wrapper",
@@ -643,7 +674,7 @@ class Program:
                  '    printf("checksum = %016lx\\n", crc);']
         for s in secs:
             main.append('    printf("%s = %%lu\\n", %s);' % (s.counter(), s.counter()))
-            if s.family == "effects":
+            if s.family in ("effects", "fastpath"):
                 main.append('    printf("h_%d = %%lu\\n", h_%d);' % (s.k, s.k))
             if s.family == "pthread" and s.lock_form == "assigned-global":
                 main.append('    printf("lock_err_%d = %%d\\n", lock_err_%d);' % (s.k, s.k))

@@ -130,7 +130,23 @@ std::optional<TextEdit> PreprocessorTrace::expansion(SourceLocation Loc) const {
     std::string Text;
     for (const syntax::Token &T : E->Expanded) {
         if (!Text.empty()) Text += ' ';
-        Text += T.text(SM).str();
+        // A token at the start of a continued line of the macro's definition is spelled from
+        // the backslash before it (the lexer's "dirty" token): its text without the escaped
+        // newlines, which would add lines to the copy and shift every line after it.
+        llvm::StringRef Spelled = T.text(SM);
+        for (size_t At = 0; At < Spelled.size(); ++At) {
+            if (Spelled[At] == '\\') {
+                size_t Next = At + 1;
+                while (Next < Spelled.size() && (Spelled[Next] == ' ' || Spelled[Next] == '\t'))
+                    ++Next;
+                if (Next < Spelled.size() && Spelled[Next] == '\r') ++Next;
+                if (Next < Spelled.size() && Spelled[Next] == '\n') {
+                    At = Next;
+                    continue;
+                }
+            }
+            Text += Spelled[At];
+        }
     }
     Text.append(Written.count('\n'), '\n');
     return TextEdit{Begin, End - Begin, Text};

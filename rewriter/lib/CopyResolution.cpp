@@ -186,7 +186,8 @@ std::vector<TextEdit> PreprocessorTrace::conditionalsWithin(TextRange R) const {
     return Out;
 }
 
-std::string applyResolution(llvm::StringRef Code, std::vector<TextEdit> Edits) {
+std::string applyResolution(llvm::StringRef Code, std::vector<TextEdit> Edits,
+                            std::vector<TextEdit> *Applied) {
     std::sort(Edits.begin(), Edits.end(),
               [](const TextEdit &A, const TextEdit &B) { return A.Offset < B.Offset; });
     std::string Out;
@@ -196,9 +197,32 @@ std::string applyResolution(llvm::StringRef Code, std::vector<TextEdit> Edits) {
         Out += Code.slice(At, E.Offset).str();
         Out += E.Text;
         At = E.Offset + E.Length;
+        if (Applied) Applied->push_back(E);
     }
     Out += Code.substr(At).str();
     return Out;
+}
+
+unsigned CopyOrigin::originalOffset(unsigned CopyOffset) const {
+    long Delta = 0; // copy offset - original offset, after the edits so far
+    for (const TextEdit &E : Edits) {
+        unsigned CopyBegin = static_cast<unsigned>(E.Offset + Delta);
+        if (CopyOffset < CopyBegin) break;
+        if (CopyOffset < CopyBegin + E.Text.size()) return E.Offset; // inside the new text
+        Delta += static_cast<long>(E.Text.size()) - static_cast<long>(E.Length);
+    }
+    return static_cast<unsigned>(CopyOffset - Delta);
+}
+
+std::pair<unsigned, unsigned> CopyOrigin::lineColumn(unsigned Offset) const {
+    Offset = std::min<unsigned>(Offset, Original.size());
+    unsigned Line = 1, Start = 0;
+    for (unsigned I = 0; I < Offset; ++I)
+        if (Original[I] == '\n') {
+            ++Line;
+            Start = I + 1;
+        }
+    return {Line, Offset - Start + 1};
 }
 
 } // namespace rcl

@@ -69,8 +69,23 @@ class PreprocessorTrace {
     std::vector<size_t> Open; ///< the groups whose #endif is still to come
 };
 
-/// Text with edits applied, over the whole of it (the edits do not overlap).
-std::string applyResolution(llvm::StringRef Code, std::vector<TextEdit> Edits);
+/// Text with edits applied, over the whole of it (the edits do not overlap); with Applied, the
+/// edits applied, in order.
+std::string applyResolution(llvm::StringRef Code, std::vector<TextEdit> Edits,
+                            std::vector<TextEdit> *Applied = nullptr);
+
+/// Where the text of a resolved copy came from: the original file and the edits made to it. A
+/// section of the copy is reported where it is written in the original: its line (kept by the
+/// copy) and, inside a macro use's expansion (written on the use's line, its tokens joined),
+/// the column of the macro's name; after an expansion on the same line, its column shifted back.
+struct CopyOrigin {
+    std::string Original;
+    std::vector<TextEdit> Edits; ///< applied, in order
+    /// The original's offset for an offset of the copy.
+    unsigned originalOffset(unsigned CopyOffset) const;
+    /// 1-based line and column of an offset of the original.
+    std::pair<unsigned, unsigned> lineColumn(unsigned Offset) const;
+};
 
 } // namespace rcl
 

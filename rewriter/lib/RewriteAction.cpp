@@ -107,7 +107,11 @@ class RewriteConsumer : public ASTConsumer {
         if (Trace && !Needs.empty()) {
             std::vector<TextEdit> Resolution = resolution(Ctx, Text);
             if (!Resolution.empty()) {
-                Session.Resolved[Real] = applyResolution(Text.code(), std::move(Resolution));
+                CopyOrigin &Origin = Session.CopyOrigins[Given];
+                Origin.Original = Text.code().str();
+                Origin.Edits.clear();
+                Session.Resolved[Real] =
+                    applyResolution(Text.code(), std::move(Resolution), &Origin.Edits);
                 Session.Done.erase(Real);
                 Session.Findings.dropFile(Given);
                 return;
@@ -344,6 +348,11 @@ class RewriteConsumer : public ASTConsumer {
         R.File = Given;
         R.Line = Text.line(Offset);
         R.Column = Text.column(Offset);
+        // Read on rcl-cc's copy: where the section is written in the file.
+        if (auto Origin = Session.CopyOrigins.find(Given);
+            Session.ReadingResolved && Origin != Session.CopyOrigins.end())
+            std::tie(R.Line, R.Column) =
+                Origin->second.lineColumn(Origin->second.originalOffset(Offset));
         R.Function = Fn->getNameAsString();
         R.Result = Result;
         if (Why) {

@@ -3,6 +3,7 @@
 #define RCL_REWRITER_REWRITEACTION_H
 
 #include "CalleeFacts.h"
+#include "CopyResolution.h"
 #include "LockApi.h"
 #include "Report.h"
 #include "Selection.h"
@@ -41,6 +42,7 @@ struct RewriteSession {
     /// (CopyResolution); Resolved holds that text by real path, and the output is built on it.
     bool ResolveCopy = false;
     std::map<std::string, std::string> Resolved;
+    std::map<std::string, CopyOrigin> CopyOrigins; ///< by name as given: where the copy came from
     bool ReadingResolved = false; ///< the units are being read again on their resolved text
     std::map<std::string, std::string> MainFiles; ///< real path -> name as given
     /// Each source's path as the user spelled it, by the absolute path the tool opens

@@ -6,6 +6,15 @@
 // counted them twice).
 // RUN: %rcl-rewrite --all --resolve-copy --line-directives %s -- %rcl_cflags > %t.c 2> %t.err
 // RUN: FileCheck %s --check-prefix=ERR < %t.err
+// The report names each section where it is written: a section of a macro use at the use (the
+// copy writes the expansion on the use's line, its tokens joined: a column of the copy would
+// differ from one compile to the next with other macro definitions, and the corpus counted
+// jemalloc's ctl.c sections twice).
+// RUN: %rcl-rewrite --all --resolve-copy --report-json %t.json %s -- %rcl_cflags > /dev/null 2>&1
+// RUN: %python -c "import json; [print('SECTION', s['line'], s['column'], s['function'], s['status']) for l in json.load(open('%t.json'))['locks'] for s in l['sections']]" | FileCheck %s --check-prefix=JSON
+// JSON-DAG: SECTION 35 1 a converted
+// JSON-DAG: SECTION 36 1 b converted
+// JSON-DAG: SECTION 42 5 c refused
 // RUN: %cc %s -o %t.orig && %t.orig > %t.orig.out
 // RUN: %cc %t.c -o %t.rcl %rcl_libs
 // RUN: env RCL_MODE=delegate %t.rcl > %t.delegate.out && diff %t.orig.out %t.delegate.out

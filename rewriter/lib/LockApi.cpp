@@ -27,9 +27,8 @@ std::optional<LockOp> LockApi::classify(const CallExpr *Call) const {
     if (Call->getNumArgs() == 0) return std::nullopt;
     // The pthread API, and C11's <threads.h> (mtx_t and cnd_t are the pthread objects in glibc:
     // rcl/threads.h).
-    if (Name == "pthread_mutex_lock" || Name == "mtx_lock") return LockOp::Lock;
-    if (Name == "pthread_mutex_unlock" || Name == "mtx_unlock") return LockOp::Unlock;
-    if (Name == "pthread_mutex_trylock" || Name == "mtx_trylock") return LockOp::TryLock;
+    for (LockOp Op : {LockOp::Lock, LockOp::Unlock, LockOp::TryLock})
+        if (isPthreadOperation(Callee, Op)) return Op;
     if (Name == "pthread_mutex_timedlock" || Name == "pthread_mutex_clocklock" ||
         Name == "mtx_timedlock")
         return LockOp::TimedLock;
@@ -73,9 +72,10 @@ bool isC11Mutex(QualType T) {
 bool isPthreadOperation(const FunctionDecl *Callee, LockOp Op) {
     if (!Callee || !Callee->getIdentifier()) return false;
     StringRef Name = Callee->getName();
-    return Op == LockOp::Lock     ? Name == "pthread_mutex_lock" || Name == "mtx_lock"
-           : Op == LockOp::Unlock ? Name == "pthread_mutex_unlock" || Name == "mtx_unlock"
-                                  : false;
+    return Op == LockOp::Lock      ? Name == "pthread_mutex_lock" || Name == "mtx_lock"
+           : Op == LockOp::Unlock  ? Name == "pthread_mutex_unlock" || Name == "mtx_unlock"
+           : Op == LockOp::TryLock ? Name == "pthread_mutex_trylock" || Name == "mtx_trylock"
+                                   : false;
 }
 
 namespace {

@@ -35,7 +35,8 @@ bool isMutexPointer(clang::QualType T);
 /// (rcl/threads.h), cast.
 bool isC11Mutex(clang::QualType T);
 /// Whether Callee is the C library's operation Op on a mutex (`pthread_mutex_lock`,
-/// `mtx_lock`; `pthread_mutex_unlock`, `mtx_unlock`), not a wrapper.
+/// `mtx_lock`; `pthread_mutex_unlock`, `mtx_unlock`; `pthread_mutex_trylock`, `mtx_trylock`),
+/// not a wrapper.
 bool isPthreadOperation(const clang::FunctionDecl *Callee, LockOp Op);
 
 /// Whether a declared wrapper defined in another unit reaches its mutex through its pair's

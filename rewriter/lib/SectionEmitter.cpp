@@ -40,17 +40,21 @@ static std::string getterParameter(const FunctionDecl *LockWrapper, unsigned I) 
     return P->getName().empty() ? "rcl_p" + std::to_string(I) : P->getName().str();
 }
 
+/// `#line Line "Name"` on its own line, Name escaped as a string literal.
+static std::string lineDirectiveText(unsigned Line, llvm::StringRef Name) {
+    std::string Escaped;
+    for (char C : Name) {
+        if (C == '\\' || C == '"') Escaped += '\\';
+        Escaped += C;
+    }
+    return "\n#line " + std::to_string(Line) + " \"" + Escaped + "\"\n";
+}
+
 std::string SectionEmitter::lineDirective(const SourceText &Other, unsigned Offset) const {
     if (!LineDirectives) return "";
     const clang::SourceManager &SM = Other.sourceManager();
     clang::PresumedLoc P = SM.getPresumedLoc(SM.getComposedLoc(Other.file(), Offset));
-    if (P.isInvalid()) return "";
-    std::string Escaped;
-    for (const char *C = P.getFilename(); *C; ++C) {
-        if (*C == '\\' || *C == '"') Escaped += '\\';
-        Escaped += *C;
-    }
-    return "\n#line " + std::to_string(P.getLine()) + " \"" + Escaped + "\"\n";
+    return P.isInvalid() ? "" : lineDirectiveText(P.getLine(), P.getFilename());
 }
 
 std::string SectionEmitter::lineDirective(unsigned Offset) const {
@@ -66,12 +70,7 @@ std::string SectionEmitter::lineDirective(unsigned Offset) const {
         clang::OptionalFileEntryRef Own = SM.getFileEntryRefForID(Text.file());
         if (!Own || P.getFilename() != Own->getName()) Name = P.getFilename();
     }
-    std::string Escaped;
-    for (char C : Name) {
-        if (C == '\\' || C == '"') Escaped += '\\';
-        Escaped += C;
-    }
-    return "\n#line " + std::to_string(Line) + " \"" + Escaped + "\"\n";
+    return lineDirectiveText(Line, Name);
 }
 
 std::optional<std::string> SectionEmitter::getterDeclarations(const FunctionDecl *LockWrapper,

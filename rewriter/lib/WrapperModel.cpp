@@ -34,22 +34,31 @@ namespace {
 
 bool sideEffectsBeyondAccessors(const Expr *E, const ASTContext &Ctx, unsigned Depth);
 
+/// R, for a function of the unit whose body is only `return R;`; null otherwise (Def gets the
+/// definition).
+const Expr *onlyReturned(const FunctionDecl *F, const FunctionDecl *&Def) {
+    Def = nullptr;
+    if (!F || !F->hasBody(Def)) return nullptr;
+    const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
+    const auto *Return =
+        Body && Body->size() == 1 ? dyn_cast<ReturnStmt>(Body->body_front()) : nullptr;
+    return Return ? Return->getRetValue() : nullptr;
+}
+
 /// A function whose body is only `return R;`, R reading only its parameters, without side
 /// effects beyond calls of such functions (Depth levels deep).
 bool isAccessor(const FunctionDecl *F, const ASTContext &Ctx, unsigned Depth) {
     const FunctionDecl *Def = nullptr;
-    if (!F || Depth == 0 || F->isVariadic() || !F->hasBody(Def)) return false;
-    const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
-    const auto *Return =
-        Body && Body->size() == 1 ? dyn_cast<ReturnStmt>(Body->body_front()) : nullptr;
-    if (!Return || !Return->getRetValue()) return false;
+    if (!F || Depth == 0 || F->isVariadic()) return false;
+    const Expr *Returned = onlyReturned(F, Def);
+    if (!Returned) return false;
     bool Own = true;
-    walk(Return->getRetValue(), [&](const Stmt *N) {
+    walk(Returned, [&](const Stmt *N) {
         if (const auto *Ref = dyn_cast<DeclRefExpr>(N))
             if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
                 Own &= isa<ParmVarDecl>(Var) && Var->getDeclContext() == Def;
     });
-    return Own && !sideEffectsBeyondAccessors(Return->getRetValue(), Ctx, Depth - 1);
+    return Own && !sideEffectsBeyondAccessors(Returned, Ctx, Depth - 1);
 }
 
 bool sideEffectsBeyondAccessors(const Expr *E, const ASTContext &Ctx, unsigned Depth) {
@@ -80,11 +89,6 @@ bool sideEffectsBeyondAccessors(const Expr *E, const ASTContext &Ctx, unsigned D
         }
     });
     return Effects;
-}
-
-bool isTrylock(const FunctionDecl *F) {
-    return F && F->getIdentifier() &&
-           (F->getName() == "pthread_mutex_trylock" || F->getName() == "mtx_trylock");
 }
 
 /// E, an expression of Callee's parameters that reachableFromParameters accepts, with Call's
@@ -174,16 +178,14 @@ Expr *substituteArguments(const Expr *E, const FunctionDecl *Callee, const CallE
 const Expr *trylockOf(const CallExpr *Call) {
     const FunctionDecl *Callee = Call->getDirectCallee(), *Def = nullptr;
     if (!Callee) return nullptr;
-    if (isTrylock(Callee))
+    if (isPthreadOperation(Callee, LockOp::TryLock))
         return Call->getNumArgs() == 1 ? Call->getArg(0)->IgnoreParenImpCasts() : nullptr;
-    if (!Callee->hasBody(Def)) return nullptr;
-    const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
-    const auto *Return =
-        Body && Body->size() == 1 ? dyn_cast<ReturnStmt>(Body->body_front()) : nullptr;
-    if (!Return) return nullptr;
+    const Expr *Returned = onlyReturned(Callee, Def);
+    if (!Returned) return nullptr;
     ResultSource Src;
-    std::optional<int64_t> V = valueOnSuccess(Return->getRetValue(), Src);
-    if (!V || *V != 0 || !Src.Call || !isTrylock(Src.Call->getDirectCallee()) ||
+    std::optional<int64_t> V = valueOnSuccess(Returned, Src);
+    if (!V || *V != 0 || !Src.Call ||
+        !isPthreadOperation(Src.Call->getDirectCallee(), LockOp::TryLock) ||
         Src.Call->getNumArgs() != 1)
         return nullptr;
     // With its conversions: `pthread_mutex_trylock(m)` reads the parameter m (an lvalue-to-rvalue

@@ -82,16 +82,10 @@ def other_locks_text(others):
     return ", ".join("%d %s" % (n, kind) for kind, n in sorted(others.items()))
 
 
-# The C library's allocation functions: a build that defines one of them is (part of) the
-# program's memory allocator, whose sections never delegate (rewriter/lib/CalleeFacts.h,
-# allocatorHazard). Keep in step with the list there.
-ALLOCATOR_FUNCTIONS = ("malloc", "calloc", "realloc", "free", "aligned_alloc", "posix_memalign",
-                       "memalign", "valloc", "pvalloc", "reallocarray", "malloc_usable_size")
-
-
 def allocator_units(facts_dir):
-    """The units whose facts define one of ALLOCATOR_FUNCTIONS (not a library function whose
-    address is taken): {unit key: name}."""
+    """The units whose facts define one of the C library's allocation functions, the program's
+    memory allocator, whose sections never delegate (rcl-rewrite marks those entries
+    `"allocator": true`: rewriter/lib/CalleeFacts.cpp, allocatorHazard): {unit key: name}."""
     import json
     out = {}
     try:
@@ -104,15 +98,14 @@ def allocator_units(facts_dir):
         try:
             with open(os.path.join(facts_dir, name)) as f:
                 for line in f:
-                    if not any('"%s"' % fn in line for fn in ALLOCATOR_FUNCTIONS):
+                    if '"allocator"' not in line:
                         continue
                     try:
                         entry = json.loads(line)
                     except ValueError:
                         continue
-                    if (isinstance(entry, dict) and entry.get("name") in ALLOCATOR_FUNCTIONS
-                            and "fn" in entry and not entry.get("library") and entry.get("unit")):
-                        out.setdefault(entry["unit"], entry["name"])
+                    if isinstance(entry, dict) and entry.get("allocator") and entry.get("unit"):
+                        out.setdefault(entry["unit"], entry.get("name", ""))
         except OSError:
             continue
     return out

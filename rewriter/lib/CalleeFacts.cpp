@@ -606,28 +606,34 @@ const std::vector<Effect> &CalleeFacts::effects(const FunctionDecl *Def) {
     return Effects[Def] = std::move(Out);
 }
 
+/// The C library's allocation functions, which a program's allocator defines.
+static const char *const AllocationFunctions[] = {
+    "malloc",   "calloc", "realloc", "free",         "aligned_alloc",     "posix_memalign",
+    "memalign", "valloc", "pvalloc", "reallocarray", "malloc_usable_size"};
+
+/// Whether Fn is the program's own definition of one of them (external linkage: the program's
+/// calls reach it).
+static bool definesAllocationFunction(const FunctionDecl *Fn) {
+    return Fn->getIdentifier() && Fn->doesThisDeclarationHaveABody() && Fn->isExternallyVisible() &&
+           llvm::is_contained(AllocationFunctions, Fn->getName());
+}
+
 const std::optional<std::string> &CalleeFacts::allocatorHazard() {
     if (Allocator) return *Allocator;
     Allocator.emplace();
-    static const char *const Names[] = {
-        "malloc",   "calloc", "realloc", "free",         "aligned_alloc",     "posix_memalign",
-        "memalign", "valloc", "pvalloc", "reallocarray", "malloc_usable_size"};
     const SourceManager &SM = Ctx.getSourceManager();
     std::string Where;
     for (const Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
         const auto *Fn = dyn_cast<FunctionDecl>(D);
-        if (!Fn || !Fn->getIdentifier() || !Fn->doesThisDeclarationHaveABody() ||
-            !Fn->isExternallyVisible() || !llvm::is_contained(Names, Fn->getName()))
-            continue;
+        if (!Fn || !definesAllocationFunction(Fn)) continue;
         Where = "this file defines '" + Fn->getNameAsString() + "' (line " +
                 std::to_string(SM.getExpansionLineNumber(Fn->getLocation())) + ")";
         break;
     }
     if (Where.empty() && Project)
-        for (const char *Name : Names)
+        for (const char *Name : AllocationFunctions)
             if (const ProjectFacts::Entry *E = Project->find(Name);
-                E && !E->Library && !E->Unit.empty() && E->Unit != Unit &&
-                Project->mayShareProgram(Unit, E->Unit)) {
+                E && E->Allocator && E->Unit != Unit && Project->mayShareProgram(Unit, E->Unit)) {
                 Where = "another file of the program defines '" + std::string(Name) + "'";
                 break;
             }
@@ -661,6 +667,7 @@ ProjectFacts::UnitFacts CalleeFacts::exported() {
         ProjectFacts::Entry E;
         E.Name = Fn->getNameAsString();
         E.Unit = Unit;
+        E.Allocator = definesAllocationFunction(Fn);
         // The hazard within this unit (a project's hazard is found again from Calls).
         if (std::optional<Refusal> Local = localHazard(Fn)) E.Hazard = Local->Reason;
         std::set<std::string> Calls;

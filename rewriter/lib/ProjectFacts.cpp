@@ -146,10 +146,10 @@ void ProjectFacts::merge(const std::string &Key, const Entry &E, bool Replace) {
 }
 
 // File format: one JSON object a line: a function, {"fn": key, "name": ..., "unit": ...,
-// "hazard": ..., "calls": [keys], "effects": [...], "library": true?}, an address-taken
-// function, {"taken": key, "sig": signature, "unit": the unit that takes its address}, a
-// mutex the unit initializes, {"mutex": key, "plain": bool}, or a declared wrapper pair it
-// defines, {"pair": "lock/unlock", "why_not": ..., "via": ...} (PairFacts).
+// "hazard": ..., "calls": [keys], "effects": [...], "library": true?, "allocator": true?}, an
+// address-taken function, {"taken": key, "sig": signature, "unit": the unit that takes its
+// address}, a mutex the unit initializes, {"mutex": key, "plain": bool}, or a declared wrapper pair
+// it defines, {"pair": "lock/unlock", "why_not": ..., "via": ...} (PairFacts).
 
 void ProjectFacts::load(const std::string &Dir) {
     Complete = llvm::sys::fs::exists(Dir + "/complete");
@@ -205,6 +205,7 @@ void ProjectFacts::load(const std::string &Dir) {
             E.Unit = O->getString("unit").value_or("").str();
             E.Hazard = O->getString("hazard").value_or("").str();
             E.Library = O->getBoolean("library").value_or(false);
+            E.Allocator = O->getBoolean("allocator").value_or(false);
             if (const json::Array *Calls = O->getArray("calls"))
                 for (const json::Value &C : *Calls)
                     if (std::optional<llvm::StringRef> S = C.getAsString())
@@ -285,6 +286,7 @@ bool ProjectFacts::save(const std::string &Dir, const std::string &Unit, const U
                            {"calls", std::move(Calls)},
                            {"effects", std::move(Effects)}};
             if (E.Library) O["library"] = true;
+            if (E.Allocator) O["allocator"] = true;
             OS << json::Value(std::move(O)) << "\n";
         }
         for (const auto &[Key, Sig] : Facts.Taken)

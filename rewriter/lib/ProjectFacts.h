@@ -69,6 +69,9 @@ class ProjectFacts {
         std::vector<std::string> Calls; ///< keys of the functions of other units it may call
         std::vector<Effect> Effects;
         bool Library = false; ///< a library function whose address the program takes
+        /// The program's own definition of one of the C library's allocation functions
+        /// (`malloc`, `free`, ...: CalleeFacts::allocatorHazard).
+        bool Allocator = false;
     };
     /// A declared wrapper pair whose two definitions are in one unit, keyed `lock/unlock`: what
     /// the other units' sections through it may do. WhyNot: empty when they delegate (the unit

@@ -84,8 +84,8 @@ def other_locks_text(others):
 
 def allocator_units(facts_dir):
     """The units whose facts define one of the C library's allocation functions, the program's
-    memory allocator, whose sections never delegate (rcl-rewrite marks those entries
-    `"allocator": true`: rewriter/lib/CalleeFacts.cpp, allocatorHazard): {unit key: name}."""
+    memory allocator, whose sections must never start librcl (rcl-rewrite marks those entries
+    `"allocator": true`: rewriter/lib/CalleeFacts.cpp, allocatorUnit): {unit key: name}."""
     import json
     out = {}
     try:

@@ -618,7 +618,7 @@ static bool definesAllocationFunction(const FunctionDecl *Fn) {
            llvm::is_contained(AllocationFunctions, Fn->getName());
 }
 
-const std::optional<std::string> &CalleeFacts::allocatorHazard() {
+const std::optional<std::string> &CalleeFacts::allocatorUnit() {
     if (Allocator) return *Allocator;
     Allocator.emplace();
     const SourceManager &SM = Ctx.getSourceManager();
@@ -637,11 +637,7 @@ const std::optional<std::string> &CalleeFacts::allocatorHazard() {
                 Where = "another file of the program defines '" + std::string(Name) + "'";
                 break;
             }
-    if (!Where.empty())
-        *Allocator = "the section is part of the program's memory allocator (" + Where +
-                     "): librcl allocates memory on a delegation's way (its start, a thread's "
-                     "first section), which would enter the allocator again inside its own "
-                     "section; left as is";
+    if (!Where.empty()) *Allocator = Where;
     return *Allocator;
 }
 

@@ -59,14 +59,13 @@ class CalleeFacts {
     /// through 'g' ..."), or (RequireFacts) a function of another file whose facts are not
     /// known. Nothing when none is known.
     std::optional<Refusal> hazard(const clang::FunctionDecl *Callee);
-    /// Why no section of this unit may delegate because it is part of the program's memory
-    /// allocator: this unit defines `malloc`, `free` or another allocation function of the C
-    /// library (with external linkage, so the program's calls reach it), or the project's facts
-    /// say a unit that may share a program with it does. librcl allocates on a delegation's way
-    /// (the runtime's start, a thread's first section, its threads' creation), which would
-    /// enter the allocator again in the middle of its own section (jemalloc: a crash in
-    /// malloc's initialization). Nothing for any other unit. Computed once.
-    const std::optional<std::string> &allocatorHazard();
+    /// Whether this unit is part of the program's memory allocator, and why: it defines
+    /// `malloc`, `free` or another allocation function of the C library (with external linkage,
+    /// so the program's calls reach it), or the project's facts say a unit that may share a
+    /// program with it does. librcl allocates while it starts, so the sections of such a unit
+    /// call rcl_delegate_allocator, which never starts it, and the unit starts it from a
+    /// constructor (SectionEmitter, RewriteAction). Nothing for any other unit. Computed once.
+    const std::optional<std::string> &allocatorUnit();
     /// This unit's facts for ProjectFacts::save: each function with external linkage defined
     /// in the main file and each address-taken function it defines, and the address-taken
     /// functions with their types.
@@ -138,7 +137,7 @@ class CalleeFacts {
     std::map<const clang::FunctionDecl *, FunctionFacts> Facts;
     std::map<const clang::FunctionDecl *, std::vector<const clang::FunctionDecl *>> Reachable;
     std::string Unit;
-    std::optional<std::optional<std::string>> Allocator; ///< allocatorHazard, once computed
+    std::optional<std::optional<std::string>> Allocator; ///< allocatorUnit, once computed
     std::map<const clang::FunctionDecl *, std::vector<Effect>> Effects;
     std::set<const clang::FunctionDecl *> InProgress; ///< effects being computed (recursion)
     std::optional<std::map<const clang::FunctionDecl *, std::set<std::string>>> Taken;

@@ -145,8 +145,6 @@ bool CaptureAnalysis::usesLocalType(QualType T, const CriticalSection &CS) const
 }
 
 void CaptureAnalysis::analyse(CriticalSection &CS) {
-    if (const std::optional<std::string> &Why = Callees.allocatorHazard())
-        return refuse(CS, *Why, CS.LockCall->getBeginLoc());
     BodyUses.clear();
     Written.clear();
     NotedWaits.clear();

@@ -70,7 +70,7 @@ class ProjectFacts {
         std::vector<Effect> Effects;
         bool Library = false; ///< a library function whose address the program takes
         /// The program's own definition of one of the C library's allocation functions
-        /// (`malloc`, `free`, ...: CalleeFacts::allocatorHazard).
+        /// (`malloc`, `free`, ...: CalleeFacts::allocatorUnit).
         bool Allocator = false;
     };
     /// A declared wrapper pair whose two definitions are in one unit, keyed `lock/unlock`: what

@@ -82,6 +82,7 @@ class RewriteConsumer : public ASTConsumer {
         Ctx.setTraversalScope(Functions);
         CalleeFacts Callees(Ctx, Api, &Session.Project, Session.RequireCalleeFacts,
                             ProjectFacts::unitKey(Real));
+        Emitter.setAllocatorUnit(Callees.allocatorUnit().has_value());
         // The declared pairs this file defines: what other units' sections through them may do
         // (facts), and the getters they delegate through (edits).
         std::vector<clang::tooling::Replacement> Getters;
@@ -167,9 +168,10 @@ class RewriteConsumer : public ASTConsumer {
         // rcl/threads.h (which includes rcl.h) where a section uses C11's mtx_t or cnd_t.
         for (const CalleeEdit &E : CalleeEdits)
             UsesC11 |= StringRef(E.Edit.Text).starts_with("rcl_cnd_");
-        const std::string Include = std::string("#include <rcl/") +
-                                    (UsesC11 ? "threads.h" : "rcl.h") +
-                                    "> /* added by rcl-rewrite */\n\n";
+        std::string Include = std::string("#include <rcl/") + (UsesC11 ? "threads.h" : "rcl.h") +
+                              "> /* added by rcl-rewrite */\n\n";
+        if (const std::optional<std::string> &Where = Callees.allocatorUnit())
+            Include += SectionEmitter::allocatorStart(*Where);
         if (Session.LineDirectives) {
             unsigned Top = Text.lineStart(0); // after a byte order mark
             addEdit(Edits, clang::tooling::Replacement(Real, Top, 0,

@@ -50,6 +50,15 @@ static std::string lineDirectiveText(unsigned Line, llvm::StringRef Name) {
     return "\n#line " + std::to_string(Line) + " \"" + Escaped + "\"\n";
 }
 
+std::string SectionEmitter::allocatorStart(llvm::StringRef Where) {
+    return "/* added by rcl-rewrite: this file is part of the program's memory allocator (" +
+           Where.str() +
+           "). librcl allocates while it starts, so its sections never start it "
+           "(rcl_delegate_allocator); this starts it before main, outside the allocator. */\n"
+           "__attribute__((constructor(101))) static void rcl__start_for_allocator(void) "
+           "{ rcl_start(); }\n\n";
+}
+
 std::string SectionEmitter::lineDirective(const SourceText &Other, unsigned Offset) const {
     if (!LineDirectives) return "";
     const clang::SourceManager &SM = Other.sourceManager();
@@ -452,9 +461,12 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
     // A context travels by copy (rcl_delegate_ctx): the section only reads its by-value fields
     // and follows its by-pointer ones, never takes a field's address (CaptureAnalysis), so the
     // runtime may run it on a copy inside the request line.
+    // In the program's allocator, rcl_delegate_allocator (the same, by pointer for size 0).
     std::string Call =
-        HasContext ? "rcl_delegate_ctx(" + LockExpr + ", " + Name + ", &rcl_ctx, sizeof rcl_ctx)"
-                   : "rcl_delegate(" + LockExpr + ", " + Name + ", " + CtxArg + ")";
+        AllocatorUnit ? "rcl_delegate_allocator(" + LockExpr + ", " + Name + ", " +
+                            (HasContext ? "&rcl_ctx, sizeof rcl_ctx" : CtxArg + ", 0") + ")"
+        : HasContext ? "rcl_delegate_ctx(" + LockExpr + ", " + Name + ", &rcl_ctx, sizeof rcl_ctx)"
+                     : "rcl_delegate(" + LockExpr + ", " + Name + ", " + CtxArg + ")";
     if (!Getter.empty()) {
         // The pair is defined in another unit: its getter (weak) exists when rcl-rewrite
         // checked the definitions there; without it the section runs between the section's

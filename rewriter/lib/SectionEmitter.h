@@ -28,6 +28,14 @@ class SectionEmitter {
     /// The emitted text, or a refusal reason when some type cannot be written out.
     std::optional<EmittedSection> emit(const CriticalSection &CS, std::string &Why) const;
 
+    /// The unit is part of the program's memory allocator (CalleeFacts::allocatorUnit): its
+    /// call sites call rcl_delegate_allocator, which never starts the runtime.
+    void setAllocatorUnit(bool Is) { AllocatorUnit = Is; }
+    /// What such a unit gets after its include: a constructor that starts the runtime (rcl_start)
+    /// before main, outside the allocator, with a comment saying why (Where: what makes the unit
+    /// part of the allocator).
+    static std::string allocatorStart(llvm::StringRef Where);
+
     /// A copy of some statements of a wrapper's body (WrapperSummary::Before or After), as a
     /// static function Name with the wrapper's parameters, to insert before the first function
     /// whose converted section needs it (What says when they run, for its comment); nothing
@@ -78,6 +86,7 @@ class SectionEmitter {
     clang::ASTContext &Ctx;
     const SourceText &Text;
     bool LineDirectives;
+    bool AllocatorUnit = false;
     std::string FileName;
 };
 

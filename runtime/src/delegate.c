@@ -12,6 +12,26 @@
  * re-registers when it differs. The parent's structures are left behind in the child (they
  * may be in use by nothing, so freeing them would be safe, but leaking them is simpler and
  * bounded by one set per fork).
+ *
+ * The program's allocator. A program may define malloc itself (jemalloc built in), and
+ * rcl-rewrite converts its sections. The runtime's own code allocates (start-up: hwloc, the
+ * servers, glibc's TLS of each new thread; a server thread's start; pthread_atfork; RCL_STATS
+ * at exit), and such an allocation reaches a converted section of that malloc. Three rules
+ * keep that from entering the runtime again or deadlocking:
+ *   - rcl_own_code (a per-thread depth, only its own thread touches it) is non-zero while this
+ *     thread runs such runtime code, and for the blocking detector's whole life; a server
+ *     thread outside any critical section (its start, the pool's growth) counts too. Every
+ *     delegated call made then runs in the caller under its mutex (run_locally): what the
+ *     unconverted program does, which mixed mode keeps exclusive with the servers.
+ *   - The allocator's sections (rcl_delegate_allocator) never start the runtime: while it is
+ *     not running they run in the caller. Starting from inside the allocator could allocate
+ *     while this thread holds another of the allocator's locks (its initialisation lock), and
+ *     the nested section would then wait for itself. rcl-rewrite starts the runtime from a
+ *     constructor of the allocator's files instead (rcl_start), where no lock is held.
+ *   - A client's registration does not allocate: its record and new mailbox chunks come from
+ *     mmap, and the pthread key exists from start-up (so that pthread_setspecific, whose
+ *     second-level arrays glibc allocates for later keys, has nothing to allocate). A thread's
+ *     first section may run while it holds one of the allocator's locks.
  */
 #include "internal.h"
 
@@ -20,9 +40,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 struct rcl_runtime rcl_rt;
 RCL_TLS struct rcl_server *rcl_self_server;
+RCL_TLS unsigned rcl_own_code;
 
 static _Atomic int rt_state; /* 0 stopped, 2 running */
 static pthread_mutex_t rt_init_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -135,13 +157,20 @@ struct rcl_client {
 static RCL_TLS struct rcl_client *tls_client;
 static RCL_TLS bool tls_forking; /* this thread is in fork(), between prepare and parent/child */
 
+/* A client record's bytes, whole pages: it comes from mmap ("The program's allocator"). */
+static size_t client_bytes(int nservers) {
+    size_t page = 4096,
+           n = sizeof(struct rcl_client) + sizeof(struct rcl_mailbox *) * (size_t)nservers;
+    return (n + page - 1) / page * page;
+}
+
 static void client_exit(void *arg) {
     struct rcl_client *c = arg;
     if (c->generation == rt_generation)
         for (int i = 0; i < c->nservers; i++)
             if (c->mbox[i]) rcl_mailbox_free(c->mbox[i]);
     if (tls_client == c) tls_client = NULL; /* a later destructor that delegates registers again */
-    free(c);
+    munmap(c, client_bytes(c->nservers));
 }
 
 static void make_client_key(void) {
@@ -149,24 +178,33 @@ static void make_client_key(void) {
 }
 
 static struct rcl_client *client_register(void) {
-    struct rcl_client *c =
-        calloc(1, sizeof *c + sizeof(struct rcl_mailbox *) * (size_t)rcl_rt.nservers);
-    if (!c) rcl_die("out of memory registering a client thread");
-    c->generation = rt_generation;
+    struct rcl_client *c = mmap(NULL, client_bytes(rcl_rt.nservers), PROT_READ | PROT_WRITE,
+                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (c == MAP_FAILED) rcl_die("out of memory registering a client thread");
+    c->generation = rt_generation; /* (the rest is zero: fresh anonymous pages) */
     c->nservers = rcl_rt.nservers;
-    pthread_once(&client_key_once, make_client_key);
+    pthread_once(&client_key_once, make_client_key); /* (done at start-up already) */
     pthread_setspecific(client_key, c); /* an old record (pre-fork) is simply dropped */
     tls_client = c;
     if (!rcl_self_server) rcl_placement_client_register(&rcl_rt.pl);
     return c;
 }
 
+static __attribute__((noinline)) struct rcl_mailbox *client_mailbox_slow(struct rcl_server *s) {
+    rcl_own_code++;
+    struct rcl_client *c = tls_client;
+    if (!c || c->generation != rt_generation) c = client_register();
+    struct rcl_mailbox *mb = c->mbox[s->index];
+    if (!mb) mb = c->mbox[s->index] = rcl_mailbox_alloc(s);
+    rcl_own_code--;
+    return mb;
+}
+
 static inline struct rcl_mailbox *client_mailbox(struct rcl_server *s) {
     struct rcl_client *c = tls_client;
-    if (__builtin_expect(!c || c->generation != rt_generation, 0)) c = client_register();
-    struct rcl_mailbox *mb = c->mbox[s->index];
-    if (__builtin_expect(!mb, 0)) mb = c->mbox[s->index] = rcl_mailbox_alloc(s);
-    return mb;
+    if (__builtin_expect(!c || c->generation != rt_generation || !c->mbox[s->index], 0))
+        return client_mailbox_slow(s);
+    return c->mbox[s->index];
 }
 
 /* size: the context's, to copy into the request line (pass.c, "Contexts in the request line");
@@ -297,9 +335,20 @@ static int delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, size_t size,
 RCL_API int rcl__all_local;
 RCL_API RCL_TLS struct rcl__fast rcl__fast_tls;
 
+/* Whether this thread runs librcl's own code, whose delegated calls (a section of the
+ * program's own malloc, reached from there) run in the caller ("The program's allocator"): a
+ * region marked by rcl_own_code, or a server thread outside any critical section. */
+static inline bool own_code(void) {
+    if (__builtin_expect(rcl_own_code != 0, 0)) return true;
+    if (__builtin_expect(rcl_self_server != NULL, 0))
+        return !rcl_self_worker || rcl_self_worker->nactive == 0;
+    return false;
+}
+
 /* rcl_delegate and rcl_delegate_ctx; site: their caller, for the profiler and RCL_STATS. */
 static inline __attribute__((always_inline)) int entry(pthread_mutex_t *lock, rcl_cs_fn fn,
                                                        void *ctx, size_t size, const void *site) {
+    if (__builtin_expect(own_code(), 0)) return run_locally(lock, fn, ctx);
     rcl_runtime_ensure();
     if (__builtin_expect(rcl_rt.prof_begin != NULL, 0)) {
         uint64_t cs_ns = 0;
@@ -317,6 +366,14 @@ __attribute__((noinline)) int(rcl_delegate)(pthread_mutex_t *lock, rcl_cs_fn fn,
 
 __attribute__((noinline)) int(rcl_delegate_ctx)(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
                                                 size_t size) {
+    return entry(lock, fn, ctx, size, __builtin_return_address(0));
+}
+
+/* Never starts the runtime ("The program's allocator"). */
+__attribute__((noinline)) int(rcl_delegate_allocator)(pthread_mutex_t *lock, rcl_cs_fn fn,
+                                                      void *ctx, size_t size) {
+    if (atomic_load_explicit(&rt_state, memory_order_acquire) != 2)
+        return run_locally(lock, fn, ctx);
     return entry(lock, fn, ctx, size, __builtin_return_address(0));
 }
 
@@ -360,6 +417,9 @@ static void after_fork_child(void) {
 }
 
 static void runtime_start(void) {
+    /* The key before any registration: a low key number, for which pthread_setspecific has
+     * nothing to allocate ("The program's allocator"). */
+    pthread_once(&client_key_once, make_client_key);
     static bool configured;
     if (!configured) {
         configured = true;
@@ -400,6 +460,7 @@ void rcl_runtime_ensure(void) {
      * starts the runtime waits for it (before_fork takes the lock) instead of leaving the child
      * a lock held by a thread it does not have. */
     int err = errno; /* start-up's library calls must not change the caller's */
+    rcl_own_code++;  /* (pthread_atfork and start-up allocate) */
     static pthread_once_t fork_handlers = PTHREAD_ONCE_INIT;
     pthread_once(&fork_handlers, register_fork_handlers);
     pthread_mutex_lock(&rt_init_lock);
@@ -408,7 +469,12 @@ void rcl_runtime_ensure(void) {
         atomic_store_explicit(&rt_state, 2, memory_order_release); /* pairs: the load above */
     }
     pthread_mutex_unlock(&rt_init_lock);
+    rcl_own_code--;
     errno = err;
+}
+
+void rcl_start(void) {
+    rcl_runtime_ensure();
 }
 
 int rcl_server_count(void) {

@@ -443,6 +443,13 @@ extern RCL_HIDDEN struct rcl_runtime rcl_rt;
 extern RCL_HIDDEN RCL_TLS struct rcl_server *rcl_self_server; /* non-NULL on server threads */
 extern RCL_HIDDEN RCL_TLS struct rcl_worker *rcl_self_worker; /* its servicing-thread record */
 
+/* librcl's own code on this thread that may call the program's allocator (start-up, a client's
+ * registration, a server thread's start, the blocking detector, RCL_STATS at exit): while
+ * rcl_own_code is non-zero, every delegated call of this thread -- a section of a program's own
+ * malloc, reached from there -- runs in the caller under its mutex (delegate.c, "The program's
+ * allocator"). Only its own thread reads or writes it. */
+extern RCL_HIDDEN RCL_TLS unsigned rcl_own_code;
+
 /* wait.c: wait until mb (just posted to s) is answered: spin, then park; the request is taken
  * back (status RCL_ANSWER_HAND_BACK) when s has no poller left. A client thread's section that
  * waits on a condition is a cancellation point for it (cond.c). */

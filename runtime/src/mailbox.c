@@ -9,11 +9,27 @@
  *
  * Publication: a new chunk is linked (release store of next) and the slot initialised before
  * nslots is raised (release store); the server's acquire load of nslots therefore sees both.
+ *
+ * New chunks come from mmap, not malloc: a thread's first section may be one of the program's
+ * own malloc, run while it holds another of the allocator's locks (delegate.c, "The program's
+ * allocator").
  */
 #include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+/* A zeroed chunk aligned to RCL_CHUNK_ALIGN: twice that mapped, the rest unmapped. */
+static struct rcl_chunk *chunk_map(void) {
+    size_t align = RCL_CHUNK_ALIGN;
+    char *p = mmap(NULL, 2 * align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    char *c = (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+    if (c > p) munmap(p, (size_t)(c - p));
+    if (c + align < p + 2 * align) munmap(c + align, (size_t)(p + 2 * align - (c + align)));
+    return (struct rcl_chunk *)c;
+}
 
 struct rcl_mailbox *rcl_mailbox_alloc(struct rcl_server *s) {
     pthread_mutex_lock(&s->reg_lock);
@@ -35,9 +51,8 @@ struct rcl_mailbox *rcl_mailbox_alloc(struct rcl_server *s) {
         for (uint32_t k = 0; k < n / RCL_CHUNK_SLOTS; k++) {
             struct rcl_chunk *next = atomic_load_explicit(&c->next, memory_order_relaxed);
             if (!next) {
-                if (posix_memalign((void **)&next, RCL_CHUNK_ALIGN, sizeof *next) != 0)
+                if (!(next = chunk_map())) /* (zeroed: fresh anonymous pages) */
                     rcl_die("out of memory allocating a mailbox chunk for server %d", s->index);
-                memset(next, 0, sizeof *next);
                 atomic_store_explicit(&c->next, next, memory_order_release);
             }
             c = next;

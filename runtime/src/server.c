@@ -549,6 +549,7 @@ static void poll_loop(struct rcl_worker *w) {
 static void *worker_main(void *arg) {
     struct rcl_worker *w = arg;
     struct rcl_server *s = w->s;
+    rcl_own_code++; /* until it is a server thread (delegate.c, "The program's allocator") */
     rcl_runtime_thread_start();
     char name[32];
     if (w->id == 0)
@@ -562,6 +563,7 @@ static void *worker_main(void *arg) {
         rcl_warn("server %d: could not pin to CPU %d; running unpinned", s->index, s->cpu);
     rcl_self_server = s;
     rcl_self_worker = w;
+    rcl_own_code--; /* (outside a critical section a server thread's calls run in place) */
     w->errp = &errno;
     if (rcl_rt.prof_server_thread) rcl_rt.prof_server_thread();
     /* A request abandoned by rcl_pass_abandon lands here, its worker LOST (cond.c): it
@@ -622,6 +624,7 @@ static void poller_unparked(struct rcl_server *s) {
 
 static void *detector_main(void *arg) {
     struct rcl_server *s = arg;
+    rcl_own_code = 1; /* it never runs a section (delegate.c, "The program's allocator") */
     rcl_runtime_thread_start();
     char name[32];
     snprintf(name, sizeof name, "rcl-server-%dw", s->index);

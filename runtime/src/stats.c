@@ -154,6 +154,7 @@ static void print_json(FILE *f) {
 }
 
 static void at_exit(void) {
+    rcl_own_code = 1; /* it allocates (delegate.c, "The program's allocator"); the process ends */
     if (rcl_rt.cfg.stats == RCL_STATS_TEXT) {
         char *text = NULL;
         size_t len = 0;

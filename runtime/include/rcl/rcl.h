@@ -3,7 +3,8 @@
  *
  * NAME
  *     rcl_delegate, rcl_delegate_ctx, rcl_cond_wait, rcl_cond_timedwait, rcl_cond_clockwait,
- *     rcl_lock_assign, rcl_lock_server, rcl_server_count, rcl_mode, rcl_on_server - run
+ *     rcl_delegate_allocator, rcl_start, rcl_lock_assign, rcl_lock_server, rcl_server_count,
+ *     rcl_mode, rcl_on_server - run
  *     critical sections of pthread mutexes on dedicated server threads
  *
  * SYNOPSIS
@@ -124,6 +125,31 @@ RCL_API int rcl_delegate_ctx(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, siz
 #define RCL_CTX_INLINE_MAX 32 /**< bytes of context that travel inside the request */
 
 /**
+ * rcl_delegate_allocator - rcl_delegate_ctx (size 0: the context by pointer, as rcl_delegate)
+ * for a critical section of the program's own memory allocator (a file of a program that
+ * defines malloc, free or their kin).
+ *
+ * The runtime allocates memory while it starts (hwloc's topology, the servers, glibc's TLS of
+ * each server thread), so a section of the allocator must never start it: the allocation would
+ * enter the allocator again inside its own section, possibly while the same thread holds
+ * another of its locks. This call never starts the runtime: it runs fn in the caller, under
+ * *lock (exactly what unconverted code does, which mixed mode keeps exclusive with the
+ * delegated sections), while the runtime is not started -- before rcl_start, which rcl-rewrite
+ * calls from a constructor of such files, and in a forked child until something starts it
+ * again -- and whenever the calling thread is inside librcl's own code. Otherwise the contract
+ * of rcl_delegate_ctx.
+ */
+RCL_API int rcl_delegate_allocator(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, size_t size);
+
+/**
+ * rcl_start - start the runtime now (it otherwise starts at the first delegated call): read the
+ * configuration from the environment, place and start the servers. Idempotent and thread-safe.
+ * rcl-rewrite calls it from a constructor in the files of a program's own memory allocator
+ * (rcl_delegate_allocator).
+ */
+RCL_API void rcl_start(void);
+
+/**
  * rcl_cond_wait, rcl_cond_timedwait, rcl_cond_clockwait - wait on a condition variable inside a
  * critical section of *lock.
  *
@@ -236,7 +262,7 @@ extern RCL_API int rcl__all_local;
 /* (every name here starts with rcl__: a program's macros must not rename them) */
 static __inline__ __attribute__((always_inline)) int
 rcl__delegate_inline(pthread_mutex_t *rcl__lock, rcl_cs_fn rcl__fn, void *rcl__ctx,
-                     size_t rcl__size) {
+                     size_t rcl__size, int rcl__allocator) {
     struct rcl__fast_way *rcl__f = rcl__fast_way_of(rcl__lock);
     int rcl__here = __atomic_load_n(&rcl__all_local, __ATOMIC_RELAXED);
     if (!rcl__here && rcl__f->rcl__lock == rcl__lock && rcl__f->rcl__left &&
@@ -251,12 +277,14 @@ rcl__delegate_inline(pthread_mutex_t *rcl__lock, rcl_cs_fn rcl__fn, void *rcl__c
         pthread_mutex_unlock(rcl__lock);
         return rcl__r;
     }
-    /* (rcl__size is a constant at every call site: one of the two calls remains) */
+    /* (rcl__size and rcl__allocator are constants at every call site: one call remains) */
+    if (rcl__allocator) return rcl_delegate_allocator(rcl__lock, rcl__fn, rcl__ctx, rcl__size);
     return rcl__size ? rcl_delegate_ctx(rcl__lock, rcl__fn, rcl__ctx, rcl__size)
                      : rcl_delegate(rcl__lock, rcl__fn, rcl__ctx);
 }
-#define rcl_delegate(lock, fn, ctx)           rcl__delegate_inline(lock, fn, ctx, 0)
-#define rcl_delegate_ctx(lock, fn, ctx, size) rcl__delegate_inline(lock, fn, ctx, size)
+#define rcl_delegate(lock, fn, ctx)                 rcl__delegate_inline(lock, fn, ctx, 0, 0)
+#define rcl_delegate_ctx(lock, fn, ctx, size)       rcl__delegate_inline(lock, fn, ctx, size, 0)
+#define rcl_delegate_allocator(lock, fn, ctx, size) rcl__delegate_inline(lock, fn, ctx, size, 1)
 #endif
 
 #ifdef __cplusplus

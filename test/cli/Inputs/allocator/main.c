@@ -1,5 +1,5 @@
 /* The program's statistics, under a mutex, in a program that brings its own allocator (pool.c
- * defines malloc and free): librcl would allocate on a delegation's way, inside the allocator. */
+ * defines malloc and free): its sections must never start librcl, which allocates. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,12 +14,13 @@ static void count(void)
     pthread_mutex_unlock(&stats_lock);
 }
 
+void *kept[1000]; /* (a global: the compiler may not drop the allocations) */
+
 int main(void)
 {
     for (int i = 0; i < 1000; i++) {
-        void *p = malloc(32);
+        kept[i] = malloc(32);
         count();
-        free(p);
     }
     printf("allocations %ld\n", allocations);
     return 0;

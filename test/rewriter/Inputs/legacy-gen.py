@@ -113,6 +113,56 @@ HELPERS = collections.OrderedDict([
                         "        die(ret, \"unlock\");\n}\n"),
     ("threads", "#define LEGACY_THREADS 1\n"),
 ])
+# The program's own allocator (jemalloc built in): a bump allocator whose section takes a
+# mutex, so every section of the file becomes one of the allocator's (rcl_delegate_allocator)
+# and the runtime's own allocations reach it. Drawn for a whole program (Program.allocator).
+ALLOCATOR = """static pthread_mutex_t alloc_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Alignas(64) char alloc_heap[256u << 20];
+static size_t alloc_used;
+static void *volatile alloc_keep; /* (the compiler may not drop the workers' allocations) */
+
+static void *alloc_bump(size_t size, size_t align)
+{
+    char *p = NULL;
+    size_t at;
+    if (align < 16)
+        align = 16;
+    pthread_mutex_lock(&alloc_lock);
+    at = (alloc_used + 16 + align - 1) & ~(align - 1);
+    if (at + size <= sizeof alloc_heap) {
+        alloc_used = at + (size ? size : 1);
+        p = alloc_heap + at;
+        ((size_t *)p)[-1] = size;
+    }
+    pthread_mutex_unlock(&alloc_lock);
+    return p;
+}
+
+void *malloc(size_t size) { return alloc_bump(size, 16); }
+void free(void *p) { (void)p; }
+void *calloc(size_t n, size_t size) { return alloc_bump(n * size, 16); }
+size_t malloc_usable_size(void *p) { return p ? ((size_t *)p)[-1] : 0; }
+void *realloc(void *old, size_t size)
+{
+    void *p = alloc_bump(size, 16);
+    if (p && old)
+        memcpy(p, old, malloc_usable_size(old) < size ? malloc_usable_size(old) : size);
+    return p;
+}
+int posix_memalign(void **out, size_t align, size_t size)
+{
+    void *p = alloc_bump(size, align);
+    if (!p)
+        return 12;
+    *out = p;
+    return 0;
+}
+void *aligned_alloc(size_t align, size_t size) { return alloc_bump(size, align); }
+void *memalign(size_t align, size_t size) { return alloc_bump(size, align); }
+void *valloc(size_t size) { return alloc_bump(size, 4096); }
+void *pvalloc(size_t size) { return alloc_bump((size + 4095) & ~(size_t)4095, 4096); }
+"""
+
 # The rcl-rewrite options a helper needs: its wrappers declared.
 WRAPPERS = {"wrapper": ("my_lock", "my_unlock"), "sync": ("my_lock", "my_unlock"),
             "possess": ("possess_", "release_"), "effects": ("fx_lock", "fx_unlock"),
@@ -595,6 +645,12 @@ class Program:
             self.std = "gnu11"  # <threads.h>
         self.cflags = ["-std=" + self.std]
         self.iterations = ITERATIONS
+        # The program's own allocator (second round), from a generator of its own: the other
+        # shapes of a seed stay the ones earlier campaigns drew.
+        self.allocator = 2 in rounds and random.Random("allocator/%d" % seed).random() < 0.15
+        if self.allocator and self.std == "gnu89":
+            self.std = "gnu11"  # (_Alignas)
+            self.cflags = ["-std=" + self.std]
 
     def describe(self, function):
         """The shape of the section in `function` (f_<k>), or None."""
@@ -643,6 +699,9 @@ class Program:
             out.insert(-1, "#include <threads.h>")
         for h in self.helpers(keep):
             out.append(HELPERS[h])
+        if self.allocator:
+            out.append(ALLOCATOR)
+            stats["allocator"] += 1
         out.append("static unsigned long hash_str(const char *s)\n{\n    unsigned long h = 5381;\n"
                    "    while (*s)\n        h = h * 33 + (unsigned char)*s++;\n    return h;\n}\n")
         for s in secs:
@@ -655,6 +714,8 @@ class Program:
                    "    pthread_barrier_wait(&start);\n"
                    "    for (i = 0; i < %d; i++) {\n" % self.iterations
                    + "".join("        *sum += %s;\n" % s.call("i & 15", "(long)i") for s in threaded)
+                   + ("        alloc_keep = malloc(16 + (i & 31));\n        free(alloc_keep);\n"
+                      if self.allocator else "")
                    + "    }\n    return NULL;\n}\n")
         main = ["int main(void)", "{", "    unsigned long crc = 0, sums[2] = {0, 0};",
                 "    pthread_t t[2];", "    int i;"]

@@ -118,6 +118,18 @@ class RewriteConsumer : public ASTConsumer {
                 return;
             }
         }
+        // The file that defines the program's allocator knows it is one; the program's other
+        // files know it only from every file's facts (rcl build): without them, theirs may call
+        // rcl_delegate, which may start the runtime inside the allocator.
+        if (const std::optional<std::string> &Where = Callees.allocatorUnit();
+            Where && !Inserts.empty() && Session.FactsDir.empty() && !Session.Quiet &&
+            llvm::StringRef(*Where).starts_with("this file"))
+            llvm::raw_string_ostream(Diagnostics)
+                << Given << ": rcl: note: " << *Where
+                << ", the program's memory allocator: its sections never start librcl, which "
+                   "allocates; the program's other files know that only from every file's facts "
+                   "(build it with `rcl build -- <build command>`; docs/runtime.md, \"The "
+                   "program's allocator\")\n";
         flushDiagnostics();
         if (Inserts.empty() && Getters.empty()) return;
         clang::tooling::Replacements &Edits = Session.Edits[Real];

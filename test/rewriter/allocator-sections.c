@@ -29,4 +29,6 @@ void *malloc(size_t n)
     pthread_mutex_unlock(&pool_lock);
     return p;
 }
+// Without every file's facts (rcl build), the program's other files cannot know: a note says so.
+// ERR: allocator-sections.c: rcl: note: this file defines 'malloc' (line [[# @LINE-12]]), the program's memory allocator: its sections never start librcl, which allocates; the program's other files know that only from every file's facts (build it with `rcl build -- <build command>`; docs/runtime.md, "The program's allocator")
 // ERR: rcl: summary: 1 converted, 0 refused

@@ -29,6 +29,7 @@ enum class Resolution {
     None,
     ExpandMacros,     ///< the section, or its lock or unlock, is written inside a macro use
     DropConditionals, ///< a preprocessor conditional crosses the section's boundary
+    RotateLoop,       ///< a worker loop's sections cross its back edge (LoopRotation.h)
 };
 
 /// The main file's preprocessing, recorded for the copy.

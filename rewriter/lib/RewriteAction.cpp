@@ -3,6 +3,7 @@
 
 #include "CaptureAnalysis.h"
 #include "CopyResolution.h"
+#include "LoopRotation.h"
 #include "SectionEmitter.h"
 #include "SectionFinder.h"
 #include "StmtWalk.h"
@@ -106,7 +107,7 @@ class RewriteConsumer : public ASTConsumer {
         // rcl-cc's copy: what the preprocessor made of the refused sections' macros and
         // conditionals, written out; the unit is read again on that text (the driver).
         if (Trace && !Needs.empty()) {
-            std::vector<TextEdit> Resolution = resolution(Ctx, Text);
+            std::vector<TextEdit> Resolution = resolution(Ctx, Text, Emitter);
             if (!Resolution.empty()) {
                 CopyOrigin &Origin = Session.CopyOrigins[Given];
                 Origin.Original = Text.code().str();
@@ -203,9 +204,10 @@ class RewriteConsumer : public ASTConsumer {
 
   private:
     /// The edits of rcl-cc's copy for the refused sections that asked for one (Needs): each
-    /// macro use holding the section's lock, one of its unlocks or the refusal's place, and
-    /// each preprocessor conditional inside the function.
-    std::vector<TextEdit> resolution(ASTContext &Ctx, const SourceText &Text) {
+    /// macro use holding the section's lock, one of its unlocks or the refusal's place, each
+    /// preprocessor conditional inside the function, and the rotation of a worker loop.
+    std::vector<TextEdit> resolution(ASTContext &Ctx, const SourceText &Text,
+                                     const SectionEmitter &Emitter) {
         std::vector<TextEdit> Out;
         std::set<unsigned> Expanded;
         auto expand = [&](SourceLocation Loc) {
@@ -214,6 +216,21 @@ class RewriteConsumer : public ASTConsumer {
                 if (Expanded.insert(E->Offset).second) Out.push_back(*E);
         };
         for (const Need &N : Needs) {
+            if (N.Kind == Resolution::RotateLoop) {
+                // The block whose statement is the section's lock call (SectionFinder asked).
+                walk(N.Function->getBody(), [&](const Stmt *S) {
+                    const auto *Block = dyn_cast<CompoundStmt>(S);
+                    for (unsigned I = 0; Block && I < Block->size(); ++I) {
+                        if (Api.asOperationStatement(Block->body_begin()[I]) != N.Lock) continue;
+                        if (std::optional<std::vector<TextEdit>> Edits = rotateWorkerLoop(
+                                Ctx, Text, Api, Block, I, Api.mutexOf(N.Lock, LockOp::Lock),
+                                [&](unsigned At) { return Emitter.lineDirective(At); }))
+                            for (TextEdit &E : *Edits)
+                                Out.push_back(std::move(E));
+                    }
+                });
+                continue;
+            }
             if (N.Kind == Resolution::DropConditionals) {
                 std::optional<unsigned> Begin = Text.expansionOffset(N.Function->getBeginLoc());
                 std::optional<unsigned> End = Text.expansionOffset(N.Function->getEndLoc());

@@ -1,5 +1,7 @@
 //===- SectionFinder.cpp - pair lock calls with their unlocks ---------------===//
 #include "SectionFinder.h"
+
+#include "LoopRotation.h"
 #include "ResultCheck.h"
 #include "StmtWalk.h"
 
@@ -612,7 +614,7 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
             return CS;
         }
         if (std::optional<unsigned> Loop = workerLoop(CS, Block))
-            CS.Refused = refuse(workerLoopReason(*Loop), Where);
+            CS.Refused = workerLoopRefusal(CS, Block, *Loop, Where);
         else
             CS.Refused = refuse("the lock is still held at the end of its block (released in "
                                 "another block or function" +
@@ -673,7 +675,7 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
             return !At || *At < *Relock;
         });
         if (std::optional<unsigned> Loop = Released ? workerLoop(CS, Block) : std::nullopt)
-            CS.Refused = refuse(workerLoopReason(*Loop), Where);
+            CS.Refused = workerLoopRefusal(CS, Block, *Loop, Where);
         else
             CS.Refused = refuse(Released ? "the lock is released and taken again inside the "
                                            "critical section"
@@ -748,13 +750,24 @@ std::optional<unsigned> SectionFinder::workerLoop(const CriticalSection &CS,
     return std::nullopt;
 }
 
-std::string SectionFinder::workerLoopReason(unsigned Line) const {
-    return "the lock is released and taken again in each iteration of the loop at line " +
-           std::to_string(Line) +
-           " (a worker loop: lock; loop { ...; unlock; work; lock; } unlock): its sections are the "
-           "stretches from each lock to the next unlock, which only rotating the loop by hand "
-           "makes blocks of their own (lock at the top of each iteration, unlock before its "
-           "work); left as is, safe in mixed mode";
+Refusal SectionFinder::workerLoopRefusal(const CriticalSection &CS, const CompoundStmt *Block,
+                                         unsigned Line, SourceLocation Where) const {
+    // rcl-cc's copy rotates the loop where that keeps the program's meaning (LoopRotation.h).
+    bool Rotates = rotateWorkerLoop(Ctx, Text, Api, Block, CS.LockIndex, CS.Mutex, [](unsigned) {
+                       return std::string();
+                   }).has_value();
+    Refusal R = refuse(
+        "the lock is released and taken again in each iteration of the loop at line " +
+            std::to_string(Line) +
+            " (a worker loop: lock; loop { ...; unlock; work; lock; } unlock): its sections are "
+            "the stretches from each lock to the next unlock, which only rotating the loop makes "
+            "blocks of their own (lock at the top of each iteration, unlock before its work)" +
+            (Rotates ? "; rcl-cc and `rcl build` rotate it in their copy (`rcl convert` does not)"
+                     : "") +
+            "; left as is, safe in mixed mode",
+        Where);
+    if (Rotates) R.Resolve = Resolution::RotateLoop;
+    return R;
 }
 
 std::string SectionFinder::unpairedUnlock(const CriticalSection &CS,

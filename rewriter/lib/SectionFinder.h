@@ -50,7 +50,9 @@ class SectionFinder {
     /// again at its top level (a worker loop): its line.
     std::optional<unsigned> workerLoop(const CriticalSection &CS,
                                        const clang::CompoundStmt *Block) const;
-    std::string workerLoopReason(unsigned Line) const;
+    /// Its refusal: it asks rcl-cc's copy to rotate the loop where LoopRotation.h allows.
+    Refusal workerLoopRefusal(const CriticalSection &CS, const clang::CompoundStmt *Block,
+                              unsigned Line, clang::SourceLocation Where) const;
     /// For a lock through a declared wrapper that no unlock of its block releases: "; the
     /// unlock 'w' at line N does not pair with it: argument I differs ('a' and 'b')" when an
     /// unlock wrapper of its pair is called there with other arguments, else "".

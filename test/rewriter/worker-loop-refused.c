@@ -1,7 +1,7 @@
 // Case 21: a worker loop, `lock; for (;;) { while (empty) wait; take; unlock; work; lock; }
 // unlock;` (7 sections over the real programs tried). No block holds one lock-to-unlock
-// stretch, so it stays as written; the reason now says what it is and what would convert it
-// (it said "the lock is still held at the end of its block"). File byte for byte.
+// stretch, so `rcl convert` leaves it as written; the reason says what it is and that rcl-cc's
+// copy rotates it (worker-loop-rotated.c converts this shape there). File byte for byte.
 // RUN: %rcl-rewrite --all %s -- %rcl_cflags > %t.c 2> %t.err
 // RUN: cmp %s %t.c
 // RUN: FileCheck %s < %t.err

@@ -171,7 +171,7 @@ WRAPPERS = {"wrapper": ("my_lock", "my_unlock"), "sync": ("my_lock", "my_unlock"
 # The families of the second round (NEW_FAMILIES) and those only rcl-cc's copy converts.
 NEW_FAMILIES = ["optional", "optional-macro", "effects", "inferred", "checked-wrapper",
                 "macro-section", "ifdef-cross", "c11"]
-RESOLVED = ("macro-section", "ifdef-cross")
+RESOLVED = ("macro-section", "ifdef-cross", "worker-loop")
 
 RTYPES = {"str": "const char *", "chr": "char", "int": "long"}
 HASH = {"str": "hash_str(%s)", "chr": "(unsigned char)%s", "int": "(unsigned long)%s"}
@@ -294,6 +294,19 @@ class Section:
         self.literal_returns = "return-literal" not in avoid
         if not self.literal_returns and self.rtype != "int" and "return-literal" in self.exits:
             self.exits.remove("return-literal")
+        # A worker loop (second round) in place of some plain sections, from a generator of its
+        # own: the other shapes of a seed stay the ones earlier campaigns drew.
+        worker = random.Random("worker-loop/%r/%d" % (rng.getstate()[1][:8], k))
+        if 2 in rounds and family == "pthread" and worker.random() < 0.12:
+            self.family = "worker-loop"
+            self.rtype, self.knr = "int", False
+            self.reads_counter, self.threaded = False, True
+            s2 = worker.random() < 0.6
+            self.wl = {"s2": s2,                           # statements after the relock
+                       "outer": worker.random() < 0.5 and s2,  # which read a local of the function
+                       "cont": worker.random() < 0.5,      # a continue with the lock held
+                       "held": worker.random() < 0.6,      # the exit breaks holding the lock
+                       "loop": worker.choice(["for (;;)", "while (1)"])}
 
     def shape(self):
         """How the section is written, in a few words (refusals are counted by it)."""
@@ -310,6 +323,9 @@ class Section:
                  "checked-wrapper": "checked wrappers", "macro-section": "section in a macro",
                  "ifdef-cross": "lock and unlock in #if blocks",
                  "c11": "C11 mtx_t"}.get(f, f)
+        if f == "worker-loop":
+            d = "worker loop" + "".join(", " + n for n in ("s2", "outer", "cont", "held")
+                                        if self.wl[n])
         if self.outer != "plain":
             d += ", " + {"loop": "in a loop", "stmt-expr": "in a statement expression"}[self.outer]
         return d
@@ -537,7 +553,48 @@ class Section:
                 out.append(ind + "c = \"abcdef\"[%s %% 6];" % a)
         return out
 
+    def worker_loop(self, stats):
+        """A worker loop (LoopRotation.h): the lock before the loop, each iteration's section
+        from the lock to the unlock before its work, across the loop's back edge."""
+        k, wl = self.k, self.wl
+        stats["sections"] += 1
+        stats["worker-loop"] += 1
+        for n in ("s2", "outer", "cont", "held"):
+            if wl[n]:
+                stats["worker-loop:" + n] += 1
+        ind, m = "    ", "&m_%d" % k
+        lines = ["static long f_%d(int a, long b)" % k, "{", ind + "long r = 0;",
+                 ind + "int i = 0;"]
+        if wl["outer"]:
+            lines.append(ind + "long got = 0;")
+        lines += [ind + "pthread_mutex_lock(%s);" % m, ind + wl["loop"] + " {",
+                  ind * 2 + "if (i >= (a & 3) + 1) {"]
+        if not wl["held"]:
+            lines.append(ind * 3 + "pthread_mutex_unlock(%s);" % m)
+        lines += [ind * 3 + "break;", ind * 2 + "}",
+                  ind * 2 + "g_%d += (unsigned long)((a + i) %% %d) + 1;" % (k, self.mods[0]),
+                  ind * 2 + "i++;"]
+        if wl["cont"]:
+            lines.append(ind * 2 + "if (((a + i) & 7) == 3)")
+            lines.append(ind * 3 + "continue;")
+        lines.append(ind * 2 + "pthread_mutex_unlock(%s);" % m)
+        lines.append(ind * 2 + "r += (long)i * (b & 7) + 1;")
+        if wl["outer"]:
+            lines.append(ind * 2 + "got = (long)i * 3 + (b & 15);")
+        lines.append(ind * 2 + "pthread_mutex_lock(%s);" % m)
+        if wl["s2"]:
+            lines.append(ind * 2 + "g_%d += %s;" % (k, "(unsigned long)(got & 3)" if wl["outer"]
+                                                    else "2"))
+        lines.append(ind + "}")
+        if wl["held"]:
+            lines.append(ind + "pthread_mutex_unlock(%s);" % m)
+        lines += [ind + "return r;", "}"]
+        stats["threaded"] += 1
+        return "\n".join(lines) + "\n"
+
     def function(self, stats):
+        if self.family == "worker-loop":
+            return self.worker_loop(stats)
         k, rt = self.k, self.rtype
         stats["sections"] += 1
         name = "f_%d" % k

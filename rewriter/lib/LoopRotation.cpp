@@ -141,12 +141,7 @@ rotateWorkerLoop(ASTContext &Ctx, const SourceText &Text, const LockApi &Api,
     std::optional<unsigned> LoopAt = Text.expansionOffset(Loop->getBeginLoc());
     if (!LoopAt) return std::nullopt;
     const std::string N = std::to_string(*LoopAt);
-    const std::string Again = "rcl_again_" + N, Top = "rcl_top_" + N, Out_ = "rcl_break_" + N;
-    auto gotoTop = [&](const ContinueStmt *C) -> std::optional<TextEdit> {
-        std::optional<unsigned> At = Text.offset(C->getContinueLoc());
-        if (!At) return std::nullopt;
-        return TextEdit{*At, 8 /* continue */, "goto " + Top};
-    };
+    const std::string Again = "rcl_again_" + N, Top = "rcl_top_" + N, BreakTo = "rcl_break_" + N;
     // A loop followed by the unlock (`lock; for (;;) { ...; if (stop) break; ...; lock; }
     // unlock;`): its breaks leave holding the lock, which that unlock releases. Each becomes
     // `goto rcl_break_N` to a label on that unlock, the same place (the rotation's block around
@@ -164,11 +159,20 @@ rotateWorkerLoop(ASTContext &Ctx, const SourceText &Text, const LockApi &Api,
     if (After)
         for (unsigned I = 0; I < Body->size(); ++I)
             breaksOf(Body->body_begin()[I], Breaks);
-    auto gotoOut = [&](const BreakStmt *B) -> std::optional<TextEdit> {
-        std::optional<unsigned> At = Text.offset(B->getBreakLoc());
-        if (!At) return std::nullopt;
-        return TextEdit{*At, 5 /* break */, "goto " + Out_};
+    // The jumps made gotos: the continues to the label after S2, the breaks to the unlock's.
+    std::vector<TextEdit> Jumps;
+    auto jump = [&](SourceLocation Loc, unsigned Length, const std::string &Label) {
+        std::optional<unsigned> At = Text.offset(Loc);
+        if (At) Jumps.push_back({*At, Length, "goto " + Label});
+        return At.has_value();
     };
+    for (const std::vector<const ContinueStmt *> *Cs : {&InS1, &InS2})
+        for (const ContinueStmt *C : *Cs)
+            if (!jump(C->getContinueLoc(), 8 /* continue */, Top)) return std::nullopt;
+    for (const BreakStmt *B : Breaks)
+        if (!jump(B->getBreakLoc(), 5 /* break */, BreakTo)) return std::nullopt;
+    std::sort(Jumps.begin(), Jumps.end(),
+              [](const TextEdit &A, const TextEdit &B) { return A.Offset > B.Offset; });
     const llvm::StringRef Code = Text.code();
     const bool HasS2 = *L + 1 < Body->size();
     std::vector<TextEdit> Out;
@@ -189,37 +193,16 @@ rotateWorkerLoop(ASTContext &Ctx, const SourceText &Text, const LockApi &Api,
     std::string Head = " " + LockText.str();
     if (HasS2) {
         std::string Moved = Code.slice(S2.Begin, S2.End).str();
-        std::vector<TextEdit> Inner;
-        for (const ContinueStmt *C : InS2) {
-            std::optional<TextEdit> E = gotoTop(C);
-            if (!E) return std::nullopt;
-            Inner.push_back(*E);
-        }
-        for (const BreakStmt *B : Breaks) {
-            std::optional<TextEdit> E = gotoOut(B);
-            if (!E) return std::nullopt;
-            if (S2.contains(E->Offset)) Inner.push_back(*E);
-        }
-        std::sort(Inner.begin(), Inner.end(),
-                  [](const TextEdit &A, const TextEdit &B) { return A.Offset > B.Offset; });
-        for (const TextEdit &E : Inner) // (from the end: the offsets before stay)
-            Moved.replace(E.Offset - S2.Begin, E.Length, E.Text);
+        for (const TextEdit &E : Jumps) // (from the end: the offsets before stay)
+            if (S2.contains(E.Offset)) Moved.replace(E.Offset - S2.Begin, E.Length, E.Text);
         Head += " if (" + Again + ") {" + LineDirective(S2.Begin) + Moved + "\n}" +
                 LineDirective(*LBrac) + " " + Again + " = 1;";
     }
     if (!InS1.empty() || !InS2.empty()) Head += " " + Top + ":;";
     Out.push_back({*LBrac + 1, 0, Head});
-    for (const ContinueStmt *C : InS1) {
-        std::optional<TextEdit> E = gotoTop(C);
-        if (!E) return std::nullopt;
-        Out.push_back(*E);
-    }
-    for (const BreakStmt *B : Breaks) {
-        std::optional<TextEdit> E = gotoOut(B);
-        if (!E) return std::nullopt;
-        if (!S2.contains(E->Offset)) Out.push_back(*E);
-    }
-    if (!Breaks.empty()) Out.push_back({After->Begin, 0, Out_ + ": "});
+    for (const TextEdit &E : Jumps)
+        if (!S2.contains(E.Offset)) Out.push_back(E);
+    if (!Breaks.empty()) Out.push_back({After->Begin, 0, BreakTo + ": "});
     // The lock at the bottom and S2: gone, their line breaks kept.
     Out.push_back({Relock->Begin, *RBrac - Relock->Begin,
                    std::string(newlines(Code.slice(Relock->Begin, *RBrac)), '\n')});

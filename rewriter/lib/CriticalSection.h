@@ -178,6 +178,11 @@ struct CriticalSection {
     /// Condition waits written inside macro bodies: the outlined function is compiled with
     /// `#define pthread_cond_wait rcl_cond_wait` (push_macro/pop_macro around it).
     std::map<std::string, std::string> MacroRenames;
+    /// Macros defined or undefined inside the function before the section, which the section
+    /// uses (directly or through another of them): the outlined function, written before the
+    /// function, is compiled with the last such directive of each (push_macro/pop_macro
+    /// around it). Each: the name and the directive's text, in the order of the file.
+    std::vector<std::pair<std::string, std::string>> LocalMacros;
     /// A synchronized-block macro (SyncLoops): Block is the guarded block and Whole the
     /// macro's use with it.
     std::optional<SyncLoops> Sync;

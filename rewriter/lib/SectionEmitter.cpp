@@ -342,6 +342,9 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
     for (const auto &[From, To] : CS.MacroRenames)
         D += "#pragma push_macro(\"" + From + "\")\n#undef " + From + "\n#define " + From + " " +
              To + "\n";
+    // The function's own macros the section uses, as the function defined them before it.
+    for (const auto &[Name, Directive] : CS.LocalMacros)
+        D += "#pragma push_macro(\"" + Name + "\")\n#undef " + Name + "\n" + Directive + "\n";
     // RCL_SECTION_INLINE (rcl.h): where the runtime runs the call in the caller (rcl.h's
     // inline fast path: local mode, an adaptive lock on its local path) the compiler puts the
     // section back where it came from, as the original code had it.
@@ -384,6 +387,8 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
     }
     for (const auto &[From, To] : CS.MacroRenames)
         D += "#pragma pop_macro(\"" + From + "\")\n";
+    for (const auto &[Name, Directive] : CS.LocalMacros)
+        D += "#pragma pop_macro(\"" + Name + "\")\n";
     D += "\n";
 
     // The call site (with LineDirectives on the lock's line, but for the exits' tails).

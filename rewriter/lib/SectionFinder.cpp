@@ -8,6 +8,7 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/Support/raw_ostream.h"
+#include <map>
 #include <set>
 
 using namespace clang;
@@ -902,20 +903,46 @@ void SectionFinder::checkDirectives(CriticalSection &CS) const {
     // function: a macro defined or undefined in the function before the section would not mean
     // there what it means in the section (unbound's worker.c defines TA_RESPONSE_MAX_TAGS at
     // the top of a function and uses it in a section: the rewritten file did not compile).
+    // So the outlined function is compiled with the last such directive of each macro the
+    // section uses, directly or through another one's definition (CriticalSection::LocalMacros),
+    // unless a conditional in the function may have skipped some of them.
     if (std::optional<unsigned> FnStart = Text.expansionOffset(CS.Function->getBeginLoc());
-        FnStart && *FnStart < CS.Whole.Begin)
-        for (const auto &[At, Name] :
-             Text.macroDirectives({Text.lineStart(*FnStart), CS.Whole.Begin}))
-            if (Text.hasIdentifier(CS.Whole, Name)) {
-                CS.Refused =
-                    refuse("uses macro '" + Name + "', defined or undefined inside the " +
-                               "function before the critical section (line " +
-                               std::to_string(Text.line(At)) +
-                               "), which the outlined function, written before the " +
-                               "function, would not see",
-                           Text.sourceManager().getComposedLoc(Text.file(), CS.Whole.Begin));
-                return;
-            }
+        FnStart && *FnStart < CS.Whole.Begin) {
+        const TextRange Before{Text.lineStart(*FnStart), CS.Whole.Begin};
+        std::map<std::string, unsigned> Last; // name -> its last directive before the section
+        for (const auto &[At, Name] : Text.macroDirectives(Before))
+            Last[Name] = At;
+        std::set<std::string> Needed;
+        std::vector<std::string> Work;
+        for (const auto &[Name, At] : Last)
+            if (Text.hasIdentifier(CS.Whole, Name)) Needed.insert(Name), Work.push_back(Name);
+        while (!Work.empty()) {
+            TextRange Line = Text.directiveLine(Last[Work.back()]);
+            Work.pop_back();
+            for (const auto &[Name, At] : Last)
+                if (!Needed.count(Name) && Text.hasIdentifier(Line, Name))
+                    Needed.insert(Name), Work.push_back(Name);
+        }
+        if (!Needed.empty() && Text.hasConditional(Before)) {
+            const std::string &Name = *Needed.begin();
+            CS.Refused =
+                refuse("uses macro '" + Name + "', defined or undefined inside the " +
+                           "function before the critical section (line " +
+                           std::to_string(Text.line(Last[Name])) +
+                           ") under a preprocessor conditional, which the outlined function, " +
+                           "written before the function, would not see",
+                       Text.sourceManager().getComposedLoc(Text.file(), CS.Whole.Begin));
+            return;
+        }
+        std::vector<std::pair<unsigned, std::string>> InOrder;
+        for (const std::string &Name : Needed)
+            InOrder.push_back({Last[Name], Name});
+        llvm::sort(InOrder);
+        for (const auto &[At, Name] : InOrder) {
+            TextRange Line = Text.directiveLine(At);
+            CS.LocalMacros.push_back({Name, Text.code().slice(Line.Begin, Line.End).str()});
+        }
+    }
     // Each exit's tail moves to the call site: a directive in the moved text must move along
     // whole (`#ifdef X` .. `#endif` around the lock and again around the unlock would be cut
     // in two).

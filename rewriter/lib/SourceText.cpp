@@ -102,6 +102,27 @@ std::vector<std::pair<unsigned, std::string>> SourceText::macroDirectives(TextRa
     return Out;
 }
 
+bool SourceText::hasConditional(TextRange R) const {
+    for (const auto &[At, Directive, Argument] : directives(R))
+        if (Directive == "if" || Directive == "ifdef" || Directive == "ifndef" ||
+            Directive == "elif" || Directive == "else" || Directive == "endif" ||
+            Directive == "elifdef" || Directive == "elifndef")
+            return true;
+    return false;
+}
+
+TextRange SourceText::directiveLine(unsigned At) const {
+    size_t End = At;
+    for (;;) {
+        End = Code.find('\n', End);
+        if (End == StringRef::npos) return {At, static_cast<unsigned>(Code.size())};
+        StringRef Line = Code.slice(At, End).rtrim('\r');
+        if (!Line.ends_with("\\")) break;
+        ++End;
+    }
+    return {At, static_cast<unsigned>(End)};
+}
+
 std::optional<unsigned> SourceText::firstToken(TextRange R) const {
     std::vector<RawToken> Toks = rawTokens(R);
     if (Toks.empty()) return std::nullopt;

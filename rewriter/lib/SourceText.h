@@ -57,6 +57,11 @@ class SourceText {
     std::optional<std::pair<unsigned, std::string>> immovableDirective(TextRange R) const;
     /// The `#define NAME` and `#undef NAME` directives of R: (offset of the `#`, NAME).
     std::vector<std::pair<unsigned, std::string>> macroDirectives(TextRange R) const;
+    /// Whether R holds a conditional directive (#if, #ifdef, #ifndef, #elif, #else, #endif).
+    bool hasConditional(TextRange R) const;
+    /// The directive whose `#` is at At, to the end of its line and of the lines its
+    /// backslashes continue it on (the line break not included).
+    TextRange directiveLine(unsigned At) const;
     /// The offset of R's first token (comments and blanks skipped); nothing when R has none.
     std::optional<unsigned> firstToken(TextRange R) const;
     /// Whether R's text has the identifier Name as a token (comments and strings excluded).

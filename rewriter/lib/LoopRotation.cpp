@@ -30,28 +30,19 @@ const CompoundStmt *endlessBody(const Stmt *S, const ASTContext &Ctx) {
     return nullptr;
 }
 
-/// The `continue` statements of S that continue Loop (not a loop nested in S).
-void continuesOf(const Stmt *S, std::vector<const ContinueStmt *> &Out) {
-    if (!S) return;
-    if (const auto *C = dyn_cast<ContinueStmt>(S)) {
-        Out.push_back(C);
-        return;
-    }
-    if (isa<ForStmt, WhileStmt, DoStmt>(S)) return; // its own continues
-    for (const Stmt *Child : S->children())
-        continuesOf(Child, Out);
-}
-
-/// The `break` statements of S that leave Loop (not a loop or switch nested in S).
-void breaksOf(const Stmt *S, std::vector<const BreakStmt *> &Out) {
-    if (!S) return;
+/// The `continue` and `break` statements of S that continue or leave the loop S is in: not
+/// those of a loop nested in S, nor a break of a switch nested in S (the rule of
+/// CaptureAnalysis::jumpTarget, here from the loop down).
+void jumpsOf(const Stmt *S, bool InSwitch, std::vector<const ContinueStmt *> &Continues,
+             std::vector<const BreakStmt *> &Breaks) {
+    if (!S || isa<ForStmt, WhileStmt, DoStmt>(S)) return; // its own jumps
+    if (const auto *C = dyn_cast<ContinueStmt>(S)) return Continues.push_back(C);
     if (const auto *B = dyn_cast<BreakStmt>(S)) {
-        Out.push_back(B);
+        if (!InSwitch) Breaks.push_back(B);
         return;
     }
-    if (isa<ForStmt, WhileStmt, DoStmt, SwitchStmt>(S)) return; // its own breaks
     for (const Stmt *Child : S->children())
-        breaksOf(Child, Out);
+        jumpsOf(Child, InSwitch || isa<SwitchStmt>(S), Continues, Breaks);
 }
 
 unsigned newlines(llvm::StringRef Text) {
@@ -111,10 +102,11 @@ rotateWorkerLoop(ASTContext &Ctx, const SourceText &Text, const LockApi &Api,
     if (Text.immovableDirective(Whole) || Text.immovableDirective(S2)) return std::nullopt;
 
     // The continues: of S1 and S2 only (in W the lock is not held, and the original would run
-    // S1 unlocked).
+    // S1 unlocked). The breaks, wherever they are.
     std::vector<const ContinueStmt *> InS1, InS2, Elsewhere;
+    std::vector<const BreakStmt *> Breaks;
     for (unsigned I = 0; I < Body->size(); ++I)
-        continuesOf(Body->body_begin()[I], I < *U ? InS1 : I > *L ? InS2 : Elsewhere);
+        jumpsOf(Body->body_begin()[I], false, I < *U ? InS1 : I > *L ? InS2 : Elsewhere, Breaks);
     if (!Elsewhere.empty()) return std::nullopt;
 
     // S2 moves before S1 and W: it may use only variables declared outside the body, or in
@@ -147,7 +139,6 @@ rotateWorkerLoop(ASTContext &Ctx, const SourceText &Text, const LockApi &Api,
     // `goto rcl_break_N` to a label on that unlock, the same place (the rotation's block around
     // the loop runs nothing at its end), which a section converts as an exit to its unlock
     // (CriticalSection.h, UnlockedLabel). Elsewhere they stay breaks.
-    std::vector<const BreakStmt *> Breaks;
     std::optional<TextRange> After;
     if (LockIndex + 2 < Block->size()) {
         const Stmt *Next = Block->body_begin()[LockIndex + 2];
@@ -156,9 +147,7 @@ rotateWorkerLoop(ASTContext &Ctx, const SourceText &Text, const LockApi &Api,
             sameMutex(Api.mutexOf(Call, LockOp::Unlock), Mutex, Ctx))
             After = Text.statement(Next);
     }
-    if (After)
-        for (unsigned I = 0; I < Body->size(); ++I)
-            breaksOf(Body->body_begin()[I], Breaks);
+    if (!After) Breaks.clear();
     // The jumps made gotos: the continues to the label after S2, the breaks to the unlock's.
     std::vector<TextEdit> Jumps;
     auto jump = [&](SourceLocation Loc, unsigned Length, const std::string &Label) {

@@ -216,19 +216,12 @@ class RewriteConsumer : public ASTConsumer {
                 if (Expanded.insert(E->Offset).second) Out.push_back(*E);
         };
         for (const Need &N : Needs) {
-            if (N.Kind == Resolution::RotateLoop) {
-                // The block whose statement is the section's lock call (SectionFinder asked).
-                walk(N.Function->getBody(), [&](const Stmt *S) {
-                    const auto *Block = dyn_cast<CompoundStmt>(S);
-                    for (unsigned I = 0; Block && I < Block->size(); ++I) {
-                        if (Api.asOperationStatement(Block->body_begin()[I]) != N.Lock) continue;
-                        if (std::optional<std::vector<TextEdit>> Edits = rotateWorkerLoop(
-                                Ctx, Text, Api, Block, I, Api.mutexOf(N.Lock, LockOp::Lock),
-                                [&](unsigned At) { return Emitter.lineDirective(At); }))
-                            for (TextEdit &E : *Edits)
-                                Out.push_back(std::move(E));
-                    }
-                });
+            if (N.Kind == Resolution::RotateLoop) { // (SectionFinder::workerLoopRefusal asked)
+                if (std::optional<std::vector<TextEdit>> Edits = rotateWorkerLoop(
+                        Ctx, Text, Api, N.Block, N.LockIndex, Api.mutexOf(N.Lock, LockOp::Lock),
+                        [&](unsigned At) { return Emitter.lineDirective(At); }))
+                    for (TextEdit &E : *Edits)
+                        Out.push_back(std::move(E));
                 continue;
             }
             if (N.Kind == Resolution::DropConditionals) {
@@ -535,7 +528,8 @@ class RewriteConsumer : public ASTConsumer {
             }
             if (CS.Refused) {
                 if (CS.Refused->Resolve != Resolution::None)
-                    Needs.push_back({Fn, CS.Refused->Resolve, CS.LockCall, CS.Refused->Loc});
+                    Needs.push_back({Fn, CS.Refused->Resolve, CS.LockCall, CS.Refused->Loc,
+                                     CS.Block, CS.LockIndex});
                 record(Text, Given, CS.LockName, CS.LockOffset, Fn, SectionRecord::Refused,
                        &*CS.Refused, nullptr);
                 continue;
@@ -673,6 +667,8 @@ class RewriteConsumer : public ASTConsumer {
         Resolution Kind;
         const CallExpr *Lock;
         SourceLocation Where;
+        const CompoundStmt *Block = nullptr; ///< the section's block (RotateLoop)
+        unsigned LockIndex = 0;              ///< its lock statement's index there
     };
     std::vector<Need> Needs;
     bool UsesC11 = false;    ///< a converted section of this unit uses C11's mtx_t or cnd_t

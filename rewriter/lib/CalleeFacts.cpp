@@ -618,26 +618,27 @@ static bool definesAllocationFunction(const FunctionDecl *Fn) {
            llvm::is_contained(AllocationFunctions, Fn->getName());
 }
 
-const std::optional<std::string> &CalleeFacts::allocatorUnit() {
+const std::optional<CalleeFacts::AllocatorUnit> &CalleeFacts::allocatorUnit() {
     if (Allocator) return *Allocator;
     Allocator.emplace();
     const SourceManager &SM = Ctx.getSourceManager();
-    std::string Where;
     for (const Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
         const auto *Fn = dyn_cast<FunctionDecl>(D);
         if (!Fn || !definesAllocationFunction(Fn)) continue;
-        Where = "this file defines '" + Fn->getNameAsString() + "' (line " +
-                std::to_string(SM.getExpansionLineNumber(Fn->getLocation())) + ")";
-        break;
+        *Allocator =
+            AllocatorUnit{"this file defines '" + Fn->getNameAsString() + "' (line " +
+                              std::to_string(SM.getExpansionLineNumber(Fn->getLocation())) + ")",
+                          true};
+        return *Allocator;
     }
-    if (Where.empty() && Project)
+    if (Project)
         for (const char *Name : AllocationFunctions)
             if (const ProjectFacts::Entry *E = Project->find(Name);
                 E && E->Allocator && E->Unit != Unit && Project->mayShareProgram(Unit, E->Unit)) {
-                Where = "another file of the program defines '" + std::string(Name) + "'";
+                *Allocator = AllocatorUnit{
+                    "another file of the program defines '" + std::string(Name) + "'", false};
                 break;
             }
-    if (!Where.empty()) *Allocator = Where;
     return *Allocator;
 }
 

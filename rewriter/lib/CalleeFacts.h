@@ -65,7 +65,11 @@ class CalleeFacts {
     /// program with it does. librcl allocates while it starts, so the sections of such a unit
     /// call rcl_delegate_allocator, which never starts it, and the unit starts it from a
     /// constructor (SectionEmitter, RewriteAction). Nothing for any other unit. Computed once.
-    const std::optional<std::string> &allocatorUnit();
+    struct AllocatorUnit {
+        std::string Where; ///< "this file defines 'malloc' (line N)", "another file of ..."
+        bool Defines;      ///< this unit defines the function (not known from the facts)
+    };
+    const std::optional<AllocatorUnit> &allocatorUnit();
     /// This unit's facts for ProjectFacts::save: each function with external linkage defined
     /// in the main file and each address-taken function it defines, and the address-taken
     /// functions with their types.
@@ -137,7 +141,7 @@ class CalleeFacts {
     std::map<const clang::FunctionDecl *, FunctionFacts> Facts;
     std::map<const clang::FunctionDecl *, std::vector<const clang::FunctionDecl *>> Reachable;
     std::string Unit;
-    std::optional<std::optional<std::string>> Allocator; ///< allocatorUnit, once computed
+    std::optional<std::optional<AllocatorUnit>> Allocator; ///< allocatorUnit, once computed
     std::map<const clang::FunctionDecl *, std::vector<Effect>> Effects;
     std::set<const clang::FunctionDecl *> InProgress; ///< effects being computed (recursion)
     std::optional<std::map<const clang::FunctionDecl *, std::set<std::string>>> Taken;

@@ -122,11 +122,10 @@ class RewriteConsumer : public ASTConsumer {
         // The file that defines the program's allocator knows it is one; the program's other
         // files know it only from every file's facts (rcl build): without them, theirs may call
         // rcl_delegate, which may start the runtime inside the allocator.
-        if (const std::optional<std::string> &Where = Callees.allocatorUnit();
-            Where && !Inserts.empty() && Session.FactsDir.empty() && !Session.Quiet &&
-            llvm::StringRef(*Where).starts_with("this file"))
+        if (const std::optional<CalleeFacts::AllocatorUnit> &A = Callees.allocatorUnit();
+            A && A->Defines && !Inserts.empty() && Session.FactsDir.empty() && !Session.Quiet)
             llvm::raw_string_ostream(Diagnostics)
-                << Given << ": rcl: note: " << *Where
+                << Given << ": rcl: note: " << A->Where
                 << ", the program's memory allocator: its sections never start librcl, which "
                    "allocates; the program's other files know that only from every file's facts "
                    "(build it with `rcl build -- <build command>`; docs/runtime.md, \"The "
@@ -183,8 +182,8 @@ class RewriteConsumer : public ASTConsumer {
             UsesC11 |= StringRef(E.Edit.Text).starts_with("rcl_cnd_");
         std::string Include = std::string("#include <rcl/") + (UsesC11 ? "threads.h" : "rcl.h") +
                               "> /* added by rcl-rewrite */\n\n";
-        if (const std::optional<std::string> &Where = Callees.allocatorUnit())
-            Include += SectionEmitter::allocatorStart(*Where);
+        if (const std::optional<CalleeFacts::AllocatorUnit> &A = Callees.allocatorUnit())
+            Include += SectionEmitter::allocatorStart(A->Where);
         if (Session.LineDirectives) {
             unsigned Top = Text.lineStart(0); // after a byte order mark
             addEdit(Edits, clang::tooling::Replacement(Real, Top, 0,

@@ -75,13 +75,21 @@ SourceText::directives(TextRange R) const {
     return Out;
 }
 
+// The conditional directives: those that open a group, and those that go on with it.
+static bool opensConditional(StringRef Directive) {
+    return Directive == "if" || Directive == "ifdef" || Directive == "ifndef";
+}
+static bool continuesConditional(StringRef Directive) {
+    return Directive == "elif" || Directive == "else" || Directive == "elifdef" ||
+           Directive == "elifndef";
+}
+
 std::optional<std::pair<unsigned, std::string>> SourceText::immovableDirective(TextRange R) const {
     std::vector<std::pair<unsigned, std::string>> Open; // #if.. not yet closed inside R
     for (const auto &[At, Directive, Argument] : directives(R)) {
-        if (Directive == "if" || Directive == "ifdef" || Directive == "ifndef") {
+        if (opensConditional(Directive)) {
             Open.push_back({At, "#" + Directive});
-        } else if (Directive == "elif" || Directive == "else" || Directive == "elifdef" ||
-                   Directive == "elifndef") {
+        } else if (continuesConditional(Directive)) {
             if (Open.empty()) return std::make_pair(At, "#" + Directive);
         } else if (Directive == "endif") {
             if (Open.empty()) return std::make_pair(At, "#" + Directive);
@@ -104,9 +112,7 @@ std::vector<std::pair<unsigned, std::string>> SourceText::macroDirectives(TextRa
 
 bool SourceText::hasConditional(TextRange R) const {
     for (const auto &[At, Directive, Argument] : directives(R))
-        if (Directive == "if" || Directive == "ifdef" || Directive == "ifndef" ||
-            Directive == "elif" || Directive == "else" || Directive == "endif" ||
-            Directive == "elifdef" || Directive == "elifndef")
+        if (opensConditional(Directive) || continuesConditional(Directive) || Directive == "endif")
             return true;
     return false;
 }

@@ -183,7 +183,7 @@ static struct rcl_client *client_register(void) {
     if (c == MAP_FAILED) rcl_die("out of memory registering a client thread");
     c->generation = rt_generation; /* (the rest is zero: fresh anonymous pages) */
     c->nservers = rcl_rt.nservers;
-    pthread_once(&client_key_once, make_client_key); /* (done at start-up already) */
+    /* (client_key exists: a client registers only once the runtime started, runtime_start) */
     pthread_setspecific(client_key, c); /* an old record (pre-fork) is simply dropped */
     tls_client = c;
     if (!rcl_self_server) rcl_placement_client_register(&rcl_rt.pl);

@@ -1,6 +1,6 @@
 /*
  * arch.h - the few architecture- and kernel-specific primitives the runtime needs:
- * a spin-wait hint, a monotonic clock in nanoseconds, and private futexes.
+ * a spin-wait hint, a monotonic clock in nanoseconds, private futexes and the thread pointer.
  */
 #ifndef RCL_ARCH_H
 #define RCL_ARCH_H
@@ -49,6 +49,36 @@ static inline uint64_t rcl_ticks(void) {
 }
 #endif
 
+/* The futex calls leave errno alone: a client waits while a section runs on a server as that
+ * client (caller.c), with the client's thread-local storage, errno included, so nothing the
+ * client does while it waits may write there. x86-64 and AArch64 make the system call
+ * directly; elsewhere no section runs as its caller, and syscall() is used. */
+#if defined(__x86_64__)
+static inline long rcl_sys_futex(uint32_t *word, int op, uint32_t val, const struct timespec *ts) {
+    register long r10 __asm__("r10") = (long)ts;
+    long ret;
+    __asm__ __volatile__("syscall"
+                         : "=a"(ret)
+                         : "0"((long)SYS_futex), "D"(word), "S"((long)op), "d"((long)val), "r"(r10)
+                         : "rcx", "r11", "memory");
+    return ret;
+}
+#elif defined(__aarch64__)
+static inline long rcl_sys_futex(uint32_t *word, int op, uint32_t val, const struct timespec *ts) {
+    register long x8 __asm__("x8") = SYS_futex;
+    register long x0 __asm__("x0") = (long)word;
+    register long x1 __asm__("x1") = op;
+    register long x2 __asm__("x2") = (long)val;
+    register long x3 __asm__("x3") = (long)ts;
+    __asm__ __volatile__("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
+    return x0;
+}
+#else
+static inline long rcl_sys_futex(uint32_t *word, int op, uint32_t val, const struct timespec *ts) {
+    return syscall(SYS_futex, word, op, val, ts, NULL, 0);
+}
+#endif
+
 static inline void rcl_futex_wait(_Atomic uint32_t *word, uint32_t expected, uint64_t timeout_ns) {
     struct timespec ts, *tsp = NULL;
     if (timeout_ns) {
@@ -56,11 +86,45 @@ static inline void rcl_futex_wait(_Atomic uint32_t *word, uint32_t expected, uin
         ts.tv_nsec = (long)(timeout_ns % 1000000000u);
         tsp = &ts;
     }
-    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, expected, tsp, NULL, 0);
+    rcl_sys_futex((uint32_t *)word, FUTEX_WAIT_PRIVATE, expected, tsp);
 }
 
 static inline void rcl_futex_wake(_Atomic uint32_t *word, int count) {
-    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, count, NULL, NULL, 0);
+    rcl_sys_futex((uint32_t *)word, FUTEX_WAKE_PRIVATE, (uint32_t)count, NULL);
 }
+
+/* The thread pointer (the C library's thread control block: thread-local storage, errno,
+ * pthread_self, thread-specific data), read and set by the calling thread (caller.c).
+ * RCL_TP_ARCH: this architecture can set it from user space cheaply (x86-64: when the kernel
+ * enables FSGSBASE, which caller.c checks at start-up). */
+#if defined(__x86_64__)
+#define RCL_TP_ARCH 1
+static inline uintptr_t rcl_tp_get(void) {
+    uintptr_t v;
+    __asm__ __volatile__("rdfsbase %0" : "=r"(v));
+    return v;
+}
+static inline void rcl_tp_set(uintptr_t v) {
+    __asm__ __volatile__("wrfsbase %0" : : "r"(v) : "memory");
+}
+#elif defined(__aarch64__)
+#define RCL_TP_ARCH 1
+static inline uintptr_t rcl_tp_get(void) {
+    uintptr_t v;
+    __asm__ __volatile__("mrs %0, tpidr_el0" : "=r"(v));
+    return v;
+}
+static inline void rcl_tp_set(uintptr_t v) {
+    __asm__ __volatile__("msr tpidr_el0, %0" : : "r"(v) : "memory");
+}
+#else
+#define RCL_TP_ARCH 0
+static inline uintptr_t rcl_tp_get(void) {
+    return 0;
+}
+static inline void rcl_tp_set(uintptr_t v) {
+    (void)v;
+}
+#endif
 
 #endif /* RCL_ARCH_H */

@@ -84,6 +84,9 @@ static struct rcl_mailbox *before_wait(pthread_cond_t *cond, pthread_mutex_t *lo
      * a lock it does not track, in any mode, costs a look at one empty slot). The mode is not
      * read here: a local section may wait while another thread still loads the configuration
      * (TSan, many_waiters.c in RCL_MODE=local). */
+    if (__builtin_expect(rcl_as_caller, 0))
+        rcl_die("a critical section that a server runs as its caller (RCL_AS_CALLER) waits on a "
+                "condition variable; such sections must run without that flag (caller.c)");
     rcl_adaptive_wait(lock);
     struct rcl_worker *w = rcl_self_worker;
     if (!w) return NULL; /* local mode or a local critical section: the pthread call alone */

@@ -150,7 +150,7 @@ void rcl_config_load(struct rcl_config *cfg) {
     cfg->client_affinity = RCL_AFFINITY_AUTO;
     long nservers = 1, spin = 20000, server_spin = 100000;
     long pool_max = 64, pool_spare = 1, pool_idle_ms = 1000, detect_us = 500, flip = 0;
-    long local_wait_us = 1000;
+    long local_wait_us = 1000, as_caller = 1;
 
     load_mode(cfg);
     load_int("RCL_SERVERS", 1, RCL_MAX_SERVERS, &nservers, "");
@@ -162,6 +162,8 @@ void rcl_config_load(struct rcl_config *cfg) {
     load_int("RCL_BLOCK_DETECT_US", 0, 1000000, &detect_us, " (microseconds; 0 disables)");
     load_int("RCL_LOCAL_WAIT_US", 1, 10000000, &local_wait_us, " (microseconds)");
     load_int("RCL_ADAPTIVE_FLIP", 0, 1000000, &flip, " (test knob: calls between flips)");
+    load_int("RCL_AS_CALLER", 0, 1, &as_caller,
+             " (0: sections that use their caller's state run in it)");
     load_server_cpus(cfg);
     load_affinity(cfg);
     load_client_wait(cfg);
@@ -185,4 +187,5 @@ void rcl_config_load(struct rcl_config *cfg) {
     cfg->detect_ns = (uint64_t)detect_us * 1000u;
     cfg->adaptive_flip = (int)flip;
     cfg->local_wait_ns = (uint64_t)local_wait_us * 1000u;
+    cfg->no_as_caller = !as_caller;
 }

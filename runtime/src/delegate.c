@@ -210,14 +210,14 @@ static inline struct rcl_mailbox *client_mailbox(struct rcl_server *s) {
 /* size: the context's, to copy into the request line (pass.c, "Contexts in the request line");
  * 0 or more than RCL_CTX_INLINE_MAX: by pointer. */
 static inline void post(struct rcl_server *s, struct rcl_mailbox *mb, pthread_mutex_t *lock,
-                        rcl_cs_fn fn, void *ctx, size_t size, int err) {
+                        rcl_cs_fn fn, void *ctx, size_t size, int err, unsigned as_caller) {
     __atomic_store_n(&mb->lock, lock, __ATOMIC_RELAXED); /* read early by next_wants (pass.c) */
     if (size && size <= RCL_CTX_INLINE_MAX) {
         memcpy(mb->ctx.bytes, ctx, size);
-        mb->ctx_size = (uint16_t)size;
+        mb->ctx_size = (uint16_t)(size | as_caller);
     } else {
         mb->ctx.ptr = ctx;
-        mb->ctx_size = 0;
+        mb->ctx_size = (uint16_t)as_caller;
     }
     mb->err = err; /* the section sees the caller's errno (pass.c copies it back) */
     atomic_store_explicit(&mb->fn, fn, memory_order_release); /* pairs: scan() acquire */
@@ -248,9 +248,10 @@ static void nested_wait_begin(struct rcl_server *self, struct rcl_server *to) {
     }
 }
 
-/* Run fn(ctx) on lock's server s (or inline, nested on the same server). */
+/* Run fn(ctx) on lock's server s (or inline, nested on the same server). flags: RCL_AS_CALLER
+ * (caller.c), which the caller checked the runtime can do. */
 static int on_server(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
-                     size_t size, uint64_t *cs_ns) {
+                     size_t size, uint64_t *cs_ns, unsigned flags) {
     /* A fork is being prepared and the servers are paused: a pthread_atfork prepare handler
      * that runs after ours (registered before the runtime started) may still take a converted
      * lock; the forking thread runs its section itself (mixed mode) instead of waiting for a
@@ -268,14 +269,19 @@ static int on_server(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, 
      * futex calls change it (test/runtime/errno_every_answer.c: ENOENT from the registration). */
     int err = errno;
     struct rcl_mailbox *mb = client_mailbox(s);
-    post(s, mb, lock, fn, ctx, size, err);
+    struct rcl_caller_save save;
+    unsigned as_caller = flags & RCL_AS_CALLER ? RCL_CTX_AS_CALLER : 0;
+    if (as_caller) rcl_caller_enter(&save);
+    post(s, mb, lock, fn, ctx, size, err, as_caller);
     rcl_client_wait(s, mb);
+    if (as_caller) rcl_caller_leave(&save);
     if (self) atomic_store_explicit(&self->waiting_on, NULL, memory_order_release);
     if (__builtin_expect(mb->status != RCL_ANSWER_RAN, 0)) {
         errno = err; /* handed back: the section runs here, with the caller's errno */
         return run_locally(lock, fn, ctx);
     }
-    if (mb->ctx_size) memcpy(ctx, mb->ctx.bytes, mb->ctx_size); /* what the section wrote */
+    if (mb->ctx_size & RCL_CTX_SIZE) /* what the section wrote */
+        memcpy(ctx, mb->ctx.bytes, mb->ctx_size & RCL_CTX_SIZE);
     if (cs_ns) *cs_ns = rcl_slow(mb)->cs_ns;
     errno = mb->err;
     return mb->ret;
@@ -283,7 +289,7 @@ static int on_server(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, 
 
 /* RCL_MODE=adaptive: the lock's current path (adaptive.c), one call in a few timed. */
 static int adaptive(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
-                    size_t size, uint64_t *cs_ns, const void *site) {
+                    size_t size, uint64_t *cs_ns, const void *site, unsigned flags) {
     struct rcl_adaptive_call call;
     bool sample;
     enum rcl_path path = rcl_adaptive_begin(lock, fn, ctx, &call, &sample);
@@ -294,7 +300,7 @@ static int adaptive(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, v
         fn = rcl_adaptive_run, ctx = &call, size = 0;
     uint64_t t0 = sample ? rcl_ticks() : 0;
     int r = path == RCL_PATH_LOCAL ? run_locally(lock, fn, ctx)
-                                   : on_server(s, lock, fn, ctx, size, cs_ns);
+                                   : on_server(s, lock, fn, ctx, size, cs_ns, flags);
     if (sample) {
         int err = errno;
         rcl_adaptive_end(&call, s, rcl_ticks() - t0);
@@ -304,11 +310,17 @@ static int adaptive(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, v
 }
 
 static int delegate(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, size_t size, uint64_t *cs_ns,
-                    const void *site) {
+                    const void *site, unsigned flags) {
     if (rcl_rt.cfg.mode == RCL_MODE_LOCAL) return run_locally(lock, fn, ctx);
     struct rcl_server *s = &rcl_rt.servers[server_index(lock)];
-    if (rcl_rt.cfg.mode == RCL_MODE_ADAPTIVE) return adaptive(s, lock, fn, ctx, size, cs_ns, site);
-    return on_server(s, lock, fn, ctx, size, cs_ns);
+    if (__builtin_expect((flags & RCL_AS_CALLER) && !rcl_rt.as_caller, 0)) {
+        /* This machine or build cannot run it as its caller (caller.c): in place. */
+        atomic_fetch_add_explicit(&s->caller_here, 1, memory_order_relaxed);
+        return run_locally(lock, fn, ctx);
+    }
+    if (rcl_rt.cfg.mode == RCL_MODE_ADAPTIVE)
+        return adaptive(s, lock, fn, ctx, size, cs_ns, site, flags);
+    return on_server(s, lock, fn, ctx, size, cs_ns, flags);
 }
 
 /* The inline fast path (rcl.h's rcl__delegate_inline). A call that would run in the caller
@@ -345,28 +357,31 @@ static inline bool own_code(void) {
     return false;
 }
 
-/* rcl_delegate and rcl_delegate_ctx; site: their caller, for the profiler and RCL_STATS. */
+/* rcl_delegate and rcl_delegate_ctx; site: their caller, for the profiler and RCL_STATS.
+ * Inside a section that a server runs as its caller (caller.c), every nested one runs in place
+ * on that server thread: librcl's thread-local state there is the client's. */
 static inline __attribute__((always_inline)) int entry(pthread_mutex_t *lock, rcl_cs_fn fn,
-                                                       void *ctx, size_t size, const void *site) {
-    if (__builtin_expect(own_code(), 0)) return run_locally(lock, fn, ctx);
+                                                       void *ctx, size_t size, const void *site,
+                                                       unsigned flags) {
+    if (__builtin_expect(own_code() || rcl_as_caller, 0)) return run_locally(lock, fn, ctx);
     rcl_runtime_ensure();
     if (__builtin_expect(rcl_rt.prof_begin != NULL, 0)) {
         uint64_t cs_ns = 0;
         rcl_rt.prof_begin(lock, site);
-        int r = delegate(lock, fn, ctx, size, &cs_ns, site);
+        int r = delegate(lock, fn, ctx, size, &cs_ns, site, flags);
         rcl_rt.prof_end(lock, site, cs_ns);
         return r;
     }
-    return delegate(lock, fn, ctx, size, NULL, site);
+    return delegate(lock, fn, ctx, size, NULL, site, flags);
 }
 
 __attribute__((noinline)) int(rcl_delegate)(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {
-    return entry(lock, fn, ctx, 0, __builtin_return_address(0));
+    return entry(lock, fn, ctx, 0, __builtin_return_address(0), 0);
 }
 
 __attribute__((noinline)) int(rcl_delegate_ctx)(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
                                                 size_t size) {
-    return entry(lock, fn, ctx, size, __builtin_return_address(0));
+    return entry(lock, fn, ctx, size, __builtin_return_address(0), 0);
 }
 
 /* Never starts the runtime ("The program's allocator"). */
@@ -374,7 +389,14 @@ __attribute__((noinline)) int(rcl_delegate_allocator)(pthread_mutex_t *lock, rcl
                                                       void *ctx, size_t size) {
     if (atomic_load_explicit(&rt_state, memory_order_acquire) != 2)
         return run_locally(lock, fn, ctx);
-    return entry(lock, fn, ctx, size, __builtin_return_address(0));
+    return entry(lock, fn, ctx, size, __builtin_return_address(0), 0);
+}
+
+__attribute__((noinline)) int(rcl_delegate_flags)(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
+                                                  size_t size, unsigned flags) {
+    if ((flags & RCL_ALLOCATOR) && atomic_load_explicit(&rt_state, memory_order_acquire) != 2)
+        return run_locally(lock, fn, ctx);
+    return entry(lock, fn, ctx, size, __builtin_return_address(0), flags & RCL_AS_CALLER);
 }
 
 /* ------------------------------------------------------------------ start-up, fork */
@@ -432,6 +454,7 @@ static void runtime_start(void) {
         rcl_rt.prof_server_thread =
             (rcl_prof_server_thread_fn)dlsym(RTLD_DEFAULT, RCL_PROF_SERVER_THREAD_SYMBOL);
         rcl_stats_register();
+        rcl_rt.as_caller = !rcl_rt.cfg.no_as_caller && rcl_caller_available();
         rcl_rt.fast_ok =
             !rcl_rt.prof_begin && rcl_rt.cfg.stats == RCL_STATS_OFF && !rcl_rt.cfg.adaptive_flip;
         __atomic_store_n(&rcl__all_local, rcl_rt.fast_ok && rcl_rt.cfg.mode == RCL_MODE_LOCAL,
@@ -488,7 +511,7 @@ enum rcl_mode rcl_mode(void) {
 }
 
 int rcl_on_server(void) {
-    return rcl_self_server != NULL;
+    return rcl_self_server != NULL || rcl_as_caller;
 }
 
 /* ------------------------------------------------------------------ benchmark interface */
@@ -505,7 +528,7 @@ struct rcl_mailbox *rcl__mailbox_open(int server) {
 
 /* lock must map to the server the mailbox was opened on. */
 void rcl__mailbox_post(struct rcl_mailbox *mb, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {
-    post(&rcl_rt.servers[server_index(lock)], mb, lock, fn, ctx, 0, errno);
+    post(&rcl_rt.servers[server_index(lock)], mb, lock, fn, ctx, 0, errno, 0);
 }
 
 bool rcl__mailbox_answered(struct rcl_mailbox *mb) {

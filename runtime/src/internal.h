@@ -32,6 +32,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -71,6 +72,7 @@ struct rcl_config {
     uint64_t detect_ns;       /* blocking detector's period; 0: no detector */
     uint64_t local_wait_ns;   /* a request blocked by a local holder this long is waited for */
     int adaptive_flip;        /* RCL_ADAPTIVE_FLIP: test knob (adaptive.c); 0: off */
+    bool no_as_caller;        /* RCL_AS_CALLER=0: run such sections in their callers (caller.c) */
     const char *adaptive_log; /* RCL_ADAPTIVE_LOG=FILE: every decision, one line (adaptive.c) */
     /* a machine described instead of this one (rcl-info --topology/--synthetic); NULL: this */
     const char *topology_xml, *topology_synthetic;
@@ -144,14 +146,19 @@ struct rcl_mailbox {
     int ret;                 /* server, before clearing fn */
     int err;                 /* errno: client before posting, server before clearing fn */
     uint16_t status;         /* enum rcl_answer: server (or withdrawing client), before fn = NULL */
-    uint16_t ctx_size;       /* client, before posting: 0, the context is ctx.ptr; else its
-                                size, and the context is ctx.bytes (copied in and out) */
+    uint16_t ctx_size;       /* client, before posting: its RCL_CTX_SIZE bits: 0, the context
+                                is ctx.ptr; else its size, and the context is ctx.bytes (copied
+                                in and out); RCL_CTX_AS_CALLER: run the section as the client
+                                (caller.c), whose thread pointer is rcl_slow(mb)->tp */
     _Atomic uint32_t parked; /* client: 1 before futex-waiting; server: 0 and wake */
     union {
         void *ptr;
         _Alignas(16) unsigned char bytes[RCL_CTX_INLINE_MAX];
     } ctx; /* client, before posting; the section writes bytes on the server */
 } __attribute__((aligned(RCL_CACHE_LINE)));
+
+#define RCL_CTX_SIZE      0x7fffu
+#define RCL_CTX_AS_CALLER 0x8000u
 
 _Static_assert(offsetof(struct rcl_mailbox, ctx) + RCL_CTX_INLINE_MAX == RCL_CACHE_LINE &&
                    sizeof(struct rcl_mailbox) == RCL_CACHE_LINE,
@@ -163,6 +170,8 @@ struct rcl_mailbox_slow {
     pthread_cond_t *wait_cond; /* server, before wait = RCL_WAIT_WAITING (cond.c) */
     _Atomic uint32_t wait;     /* cancellation of a section waiting on a condition (cond.c) */
     int tid;                   /* the owning client's kernel thread id (allocation) */
+    uintptr_t tp;              /* the owning client's thread pointer, 0 when sections cannot
+                                  run as their caller here (allocation; caller.c) */
     _Atomic uint16_t in_use;   /* slot allocated to a client (registration lock) */
 } __attribute__((aligned(RCL_CACHE_LINE)));
 
@@ -302,6 +311,9 @@ struct rcl_server {
     _Atomic uint64_t back_exhausted; /* withdrawn by the client: no servicing thread left */
     _Atomic uint64_t cancelled;      /* condition waits abandoned for a cancelled client */
     _Atomic uint64_t local_waits;    /* requests waited for in pthread_mutex_lock (pass.c) */
+    _Atomic uint64_t as_caller;      /* sections run as their caller (caller.c; poller) */
+    _Atomic uint64_t caller_here;    /* ... run in their caller instead: not available here
+                                        (atomic add, by the callers) */
 
     /* preemption (preempt.c, whose design comment says who writes what) */
     _Atomic uint32_t pre_reading __attribute__((aligned(RCL_CACHE_LINE)));
@@ -436,7 +448,8 @@ struct rcl_runtime {
     rcl_prof_cs_begin_fn prof_begin; /* profiler hooks, NULL unless preloaded */
     rcl_prof_cs_end_fn prof_end;
     rcl_prof_server_thread_fn prof_server_thread; /* NULL unless a profiler defines it */
-    bool fast_ok; /* nothing needs to see each call: the inline fast path may run (delegate.c) */
+    bool fast_ok;   /* nothing needs to see each call: the inline fast path may run (delegate.c) */
+    bool as_caller; /* sections can run on a server as their caller (caller.c), set at start */
 };
 
 extern RCL_HIDDEN struct rcl_runtime rcl_rt;
@@ -449,6 +462,21 @@ extern RCL_HIDDEN RCL_TLS struct rcl_worker *rcl_self_worker; /* its servicing-t
  * malloc, reached from there -- runs in the caller under its mutex (delegate.c, "The program's
  * allocator"). Only its own thread reads or writes it. */
 extern RCL_HIDDEN RCL_TLS unsigned rcl_own_code;
+
+/* caller.c: sections run on a server as their caller. */
+extern RCL_HIDDEN RCL_TLS bool rcl_as_caller; /* in the client's block, while the server runs */
+struct rcl_caller_save {
+    sigset_t mask;
+    int cancel;
+};
+RCL_HIDDEN bool rcl_caller_available(void); /* this machine and build can */
+RCL_HIDDEN uintptr_t rcl_caller_tp(void);   /* the calling thread's pointer, 0 when it cannot */
+/* The client, around the post and the wait: signals masked, cancellation disabled. */
+RCL_HIDDEN void rcl_caller_enter(struct rcl_caller_save *save);
+RCL_HIDDEN void rcl_caller_leave(const struct rcl_caller_save *save);
+/* The server: fn(ctx) with the thread pointer tp; *err: the client's errno in, the section's
+ * out. */
+RCL_HIDDEN int rcl_run_as_caller(rcl_cs_fn fn, void *ctx, uintptr_t tp, int *err);
 
 /* wait.c: wait until mb (just posted to s) is answered: spin, then park; the request is taken
  * back (status RCL_ANSWER_HAND_BACK) when s has no poller left. A client thread's section that

@@ -63,6 +63,7 @@ struct rcl_mailbox *rcl_mailbox_alloc(struct rcl_server *s) {
     atomic_store_explicit(&mb->parked, 0, memory_order_relaxed);
     atomic_store_explicit(&rcl_slow(mb)->wait, RCL_WAIT_NONE, memory_order_relaxed);
     rcl_slow(mb)->tid = (int)syscall(SYS_gettid); /* the allocating thread owns the slot */
+    rcl_slow(mb)->tp = rcl_caller_tp();
     atomic_store_explicit(&rcl_slow(mb)->in_use, 1, memory_order_relaxed);
     if (grow) /* pairs: the server's acquire load of nslots in scan() */
         atomic_store_explicit(&s->nslots, n + 1, memory_order_release);

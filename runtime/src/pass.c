@@ -226,11 +226,13 @@ static bool waited_enough(struct rcl_chunk *c, uint32_t i) {
     return now - since >= rcl_rt.cfg.local_wait_ns;
 }
 
-static int run_cs(struct rcl_worker *w, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {
+/* tp: run it as its caller, whose thread pointer that is (caller.c), with *err its errno. */
+static int run_cs(struct rcl_worker *w, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
+                  uintptr_t tp, int *err) {
     if (w->nactive == RCL_MAX_NEST)
         rcl_die("server %d: critical sections nested more than %d deep", w->s->index, RCL_MAX_NEST);
     w->active[w->nactive++] = lock;
-    int r = fn(ctx);
+    int r = tp ? rcl_run_as_caller(fn, ctx, tp, err) : fn(ctx);
     w->nactive--;
     return r;
 }
@@ -248,7 +250,7 @@ int rcl_pass_run_nested(struct rcl_worker *w, pthread_mutex_t *lock, rcl_cs_fn f
     if (err)
         rcl_die("server %d: pthread_mutex_lock(%p) failed: %s", w->s->index, (void *)lock,
                 strerror(err));
-    int r = run_cs(w, lock, fn, ctx);
+    int r = run_cs(w, lock, fn, ctx, 0, NULL);
     pthread_mutex_unlock(lock);
     return r;
 }
@@ -317,9 +319,17 @@ static inline __attribute__((always_inline)) void serve(struct rcl_worker *w, st
                                                         struct rcl_mailbox *mb, rcl_cs_fn fn,
                                                         bool profiling, const struct cursor *at) {
     uint64_t t0 = profiling ? rcl_now_ns() : 0;
-    *w->errp = mb->err; /* the section sees its caller's errno ... */
-    int r = run_cs(w, mb->lock, fn, mb->ctx_size ? (void *)mb->ctx.bytes : mb->ctx.ptr);
-    int err = *w->errp; /* ... and its caller sees what it left there (answer) */
+    void *ctx = mb->ctx_size & RCL_CTX_SIZE ? (void *)mb->ctx.bytes : mb->ctx.ptr;
+    int r, err = mb->err;
+    if (__builtin_expect(mb->ctx_size & RCL_CTX_AS_CALLER, 0)) {
+        /* as its caller, in the caller's errno (caller.c) */
+        r = run_cs(w, mb->lock, fn, ctx, rcl_slow(mb)->tp, &err);
+        atomic_fetch_add_explicit(&w->s->as_caller, 1, memory_order_relaxed);
+    } else {
+        *w->errp = err; /* the section sees its caller's errno ... */
+        r = run_cs(w, mb->lock, fn, ctx, 0, NULL);
+        err = *w->errp; /* ... and its caller sees what it left there (answer) */
+    }
     uint64_t cs_ns = profiling ? rcl_now_ns() - t0 : 0;
     /* End of the batch: release the mutex BEFORE the answer. Once rcl_delegate has returned,
      * the server no longer touches that request's mutex unless another posted request needs

@@ -108,6 +108,12 @@ static void print_text(FILE *f) {
                         "/proc/self/task/*/schedstat)\n",
                         s->index);
         }
+        if (get(&s->as_caller) || get(&s->caller_here))
+            fprintf(f,
+                    "rcl: server %d: sections that use their caller's thread state: %llu run as "
+                    "their caller, %llu in their caller (not available here)\n",
+                    s->index, (unsigned long long)get(&s->as_caller),
+                    (unsigned long long)get(&s->caller_here));
         if (back)
             fprintf(f,
                     "rcl: server %d: run by their callers: %llu (no servicing thread left %llu, "
@@ -136,7 +142,7 @@ static void print_json(FILE *f) {
             "%s\n  {\"index\": %d, \"cpu\": %d, \"served\": %llu, \"parks\": %llu, "
             "\"servicing_threads\": %u, \"condition_waits\": %llu, \"detected_blocking\": %llu, "
             "\"pool_exhausted\": %llu, \"cancelled\": %llu, \"local_waits\": %llu, "
-            "\"run_by_caller\": "
+            "\"as_caller\": %llu, \"as_caller_in_caller\": %llu, \"run_by_caller\": "
             "{\"no_servicing_thread\": %llu, \"caller_holds_mutex\": %llu, \"robust\": %llu, "
             "\"trylock_error\": %llu}, \"ran_ns\": %s}",
             i ? "," : "", s->index, s->cpu, (unsigned long long)get(&s->served),
@@ -144,7 +150,8 @@ static void print_json(FILE *f) {
             atomic_load_explicit(&s->nworkers, memory_order_relaxed),
             (unsigned long long)get(&s->handovers), (unsigned long long)get(&s->detected),
             (unsigned long long)get(&s->exhausted), (unsigned long long)get(&s->cancelled),
-            (unsigned long long)get(&s->local_waits), (unsigned long long)get(&s->back_exhausted),
+            (unsigned long long)get(&s->local_waits), (unsigned long long)get(&s->as_caller),
+            (unsigned long long)get(&s->caller_here), (unsigned long long)get(&s->back_exhausted),
             (unsigned long long)get(&s->back_owner), (unsigned long long)get(&s->back_robust),
             (unsigned long long)get(&s->back_error), sched);
     }

@@ -142,6 +142,23 @@ RCL_API int rcl_delegate_ctx(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, siz
 RCL_API int rcl_delegate_allocator(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, size_t size);
 
 /**
+ * rcl_delegate_flags - rcl_delegate_ctx, or rcl_delegate_allocator with RCL_ALLOCATOR, for a
+ * section that the flags describe:
+ *   RCL_AS_CALLER  fn uses its calling thread's state in the C library: thread-local variables,
+ *                  pthread_self, thread-specific data. The server runs it with the caller's
+ *                  thread pointer (x86-64 with FSGSBASE, AArch64), so that fn sees the
+ *                  caller's state; meanwhile the caller's signals are masked and its
+ *                  cancellation disabled (what arrives acts after the call). fn must not wait
+ *                  on a condition (rcl_cond_*). Where the machine cannot, fn runs in the caller
+ *                  under *lock, as unconverted code does (RCL_STATS counts these).
+ *   RCL_ALLOCATOR  a section of the program's own allocator (rcl_delegate_allocator).
+ */
+#define RCL_AS_CALLER 1u
+#define RCL_ALLOCATOR 2u
+RCL_API int rcl_delegate_flags(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, size_t size,
+                               unsigned flags);
+
+/**
  * rcl_start - start the runtime now (it otherwise starts at the first delegated call): read the
  * configuration from the environment, place and start the servers. Idempotent and thread-safe.
  * rcl-rewrite calls it from a constructor in the files of a program's own memory allocator
@@ -262,7 +279,7 @@ extern RCL_API int rcl__all_local;
 /* (every name here starts with rcl__: a program's macros must not rename them) */
 static __inline__ __attribute__((always_inline)) int
 rcl__delegate_inline(pthread_mutex_t *rcl__lock, rcl_cs_fn rcl__fn, void *rcl__ctx,
-                     size_t rcl__size, int rcl__allocator) {
+                     size_t rcl__size, unsigned rcl__flags) {
     struct rcl__fast_way *rcl__f = rcl__fast_way_of(rcl__lock);
     int rcl__here = __atomic_load_n(&rcl__all_local, __ATOMIC_RELAXED);
     if (!rcl__here && rcl__f->rcl__lock == rcl__lock && rcl__f->rcl__left &&
@@ -277,14 +294,18 @@ rcl__delegate_inline(pthread_mutex_t *rcl__lock, rcl_cs_fn rcl__fn, void *rcl__c
         pthread_mutex_unlock(rcl__lock);
         return rcl__r;
     }
-    /* (rcl__size and rcl__allocator are constants at every call site: one call remains) */
-    if (rcl__allocator) return rcl_delegate_allocator(rcl__lock, rcl__fn, rcl__ctx, rcl__size);
+    /* (rcl__size and rcl__flags are constants at every call site: one call remains) */
+    if (rcl__flags & RCL_AS_CALLER)
+        return rcl_delegate_flags(rcl__lock, rcl__fn, rcl__ctx, rcl__size, rcl__flags);
+    if (rcl__flags) return rcl_delegate_allocator(rcl__lock, rcl__fn, rcl__ctx, rcl__size);
     return rcl__size ? rcl_delegate_ctx(rcl__lock, rcl__fn, rcl__ctx, rcl__size)
                      : rcl_delegate(rcl__lock, rcl__fn, rcl__ctx);
 }
 #define rcl_delegate(lock, fn, ctx)                 rcl__delegate_inline(lock, fn, ctx, 0, 0)
 #define rcl_delegate_ctx(lock, fn, ctx, size)       rcl__delegate_inline(lock, fn, ctx, size, 0)
-#define rcl_delegate_allocator(lock, fn, ctx, size) rcl__delegate_inline(lock, fn, ctx, size, 1)
+#define rcl_delegate_allocator(lock, fn, ctx, size) rcl__delegate_inline(lock, fn, ctx, size, 2u)
+#define rcl_delegate_flags(lock, fn, ctx, size, flags)                                             \
+    rcl__delegate_inline(lock, fn, ctx, size, flags)
 #endif
 
 #ifdef __cplusplus

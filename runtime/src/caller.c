@@ -1,0 +1,132 @@
+/*
+ * caller.c - running a critical section on a server as the thread that delegated it.
+ *
+ * ==========================================================================================
+ * SECTIONS THAT USE THEIR CALLER'S THREAD STATE
+ * ==========================================================================================
+ *
+ * Many sections reach their thread's state in the C library: a thread-local variable (a
+ * cached thread id, a per-thread error handler, an allocator's per-thread cache), pthread_self
+ * in a log line, thread-specific data (pthread_getspecific). On a server they would read and
+ * write the server's. All of these live in the thread control block that the thread pointer
+ * designates (x86-64: the FS base; AArch64: TPIDR_EL0): the static TLS block, the dynamic TLS
+ * vector, errno, the thread-specific data array, pthread_self's value, the locale, malloc's
+ * per-thread arena and cache. rcl-rewrite marks such a section (rcl_delegate_flags,
+ * RCL_AS_CALLER); the server runs it with its thread pointer set to the client's, and back
+ * to its own when the section returns. The section then sees the client's state, as it did in
+ * the original program. What the kernel keeps per thread (the thread id that gettid returns,
+ * the signal mask, the CPU affinity, scheduling, the thread's name) does not move:
+ * rcl-rewrite still refuses sections that use it.
+ *
+ * Who touches the client's thread control block, and when:
+ *   - The client, before posting: masks every signal (pthread_sigmask) and disables
+ *     cancellation (pthread_setcancelstate, a write to its own block). No handler then runs on
+ *     the client while its state is in use on the server (a handler that saves and restores
+ *     errno would otherwise race with the section), and no cancellation request acts on the
+ *     server thread (a cancellation point inside the section would unwind the server, with
+ *     the client's cleanup handlers). Both are restored after the answer; a signal or a
+ *     cancellation request that came meanwhile acts then, as if it had come just after the
+ *     section.
+ *   - The client, while it waits: spins and futex-waits, writing nothing in its block (the
+ *     futex calls leave errno alone, arch.h; wait.c's thread-local variables are not touched
+ *     by the server).
+ *   - The server, between its acquire of the request and its release of the answer: runs the
+ *     section with the client's thread pointer (rcl_run_as_caller). It sets rcl_as_caller, a
+ *     thread-local variable of librcl, in the client's block for the section's duration, and
+ *     reads the client's errno after the section (the answer's err) while it is still
+ *     installed.
+ * The request's acquire/release pair orders these: the client's writes before the post
+ * happen before the section, the section's writes before the client reads its state again.
+ * So at any time one thread at most uses the block, as in the original program.
+ *
+ * librcl's own state is thread-local too (the client record, rcl_self_server, ...), and inside
+ * the section it is the client's. A section run as its caller that enters librcl again (a
+ * nested converted section, a section of the program's allocator) sees rcl_as_caller set and
+ * runs that nested section in place, under its mutex (mixed mode), on the server thread that
+ * is running the outer one; it never delegates from there. A condition wait (rcl_cond_*) in
+ * such a section is not supported: rcl-rewrite refuses those sections, and librcl stops the
+ * program with a message if one comes anyway.
+ *
+ * When it is available: x86-64 with FSGSBASE enabled by the kernel (Linux 5.9 and later, on
+ * processors since 2012; AT_HWCAP2), and AArch64. Not in a build with a sanitizer, whose own
+ * per-thread state would be the client's on the server while the client runs too. Elsewhere a
+ * section marked RCL_AS_CALLER runs in its caller, under its mutex, and RCL_STATS counts it.
+ * ==========================================================================================
+ */
+#include "internal.h"
+
+#include <signal.h>
+#include <sys/auxv.h>
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define RCL_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                       \
+    __has_feature(memory_sanitizer)
+#define RCL_SANITIZED 1
+#endif
+#endif
+#ifndef RCL_SANITIZED
+#define RCL_SANITIZED 0
+#endif
+
+#ifndef HWCAP2_FSGSBASE
+#define HWCAP2_FSGSBASE (1 << 1)
+#endif
+
+/* Set in a client's block while a server runs one of its sections there. */
+RCL_TLS bool rcl_as_caller;
+
+bool rcl_caller_available(void) {
+    if (RCL_SANITIZED || !RCL_TP_ARCH) return false;
+#if defined(__x86_64__)
+    return (getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE) != 0;
+#else
+    return true;
+#endif
+}
+
+uintptr_t rcl_caller_tp(void) {
+    return rcl_rt.as_caller ? rcl_tp_get() : 0;
+}
+
+void rcl_caller_enter(struct rcl_caller_save *save) {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &save->mask);
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &save->cancel);
+}
+
+void rcl_caller_leave(const struct rcl_caller_save *save) {
+    pthread_setcancelstate(save->cancel, NULL);
+    pthread_sigmask(SIG_SETMASK, &save->mask, NULL);
+}
+
+/* Each reads or writes the block the thread pointer designates when it is called: not inlined,
+ * so that no address of a thread-local variable computed before the switch is reused after it
+ * (compilers treat the thread pointer as constant within a function). */
+static __attribute__((noinline)) void mark(bool on) {
+    rcl_as_caller = on;
+    __asm__ __volatile__("" ::: "memory");
+}
+static __attribute__((noinline)) int errno_here(void) {
+    return errno;
+}
+static __attribute__((noinline)) void set_errno_here(int err) {
+    errno = err;
+}
+
+/* This function itself touches no thread-local variable, and has no stack protector (whose
+ * canary lives in the thread control block). */
+__attribute__((noinline, no_stack_protector)) int rcl_run_as_caller(rcl_cs_fn fn, void *ctx,
+                                                                    uintptr_t tp, int *err) {
+    uintptr_t own = rcl_tp_get();
+    rcl_tp_set(tp);
+    mark(true);
+    set_errno_here(*err); /* the client's errno when it posted (its own value, unchanged) */
+    int r = fn(ctx);
+    *err = errno_here();
+    mark(false);
+    rcl_tp_set(own);
+    return r;
+}

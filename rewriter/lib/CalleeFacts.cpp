@@ -1,5 +1,6 @@
 //===- CalleeFacts.cpp - what the functions a critical section calls do ----===//
 #include "CalleeFacts.h"
+#include "CallerState.h"
 #include "StmtWalk.h"
 
 #include "clang/Lex/Lexer.h"
@@ -19,16 +20,26 @@ namespace rcl {
 /// threadIdentityReason. errno is not here: the runtime carries the client's errno into every
 /// delegated call and the server's back out (docs/rewriter.md, "Thread identity").
 static std::optional<std::string> namedHazard(StringRef Name, bool InCallee) {
-    if (Name == "pthread_self" || Name == "gettid" || Name == "pthread_getspecific" ||
-        Name == "pthread_setspecific" || Name == "pthread_exit")
+    // What the C library keeps in the calling thread's control block: the server runs such a
+    // section with its caller's (usesCallerState).
+    if (Name == "pthread_self") return std::string("uses its thread's pthread_self");
+    if (Name == "pthread_getspecific" || Name == "pthread_setspecific")
+        return "uses its thread's thread-specific data (" + Name.str() + ")";
+    if (Name == "gettid" || Name == "pthread_exit")
         return std::string("depends on the calling thread's identity");
+    // A section run as its caller runs with the caller's cancellation disabled.
+    if (Name == "pthread_setcancelstate" || Name == "pthread_setcanceltype" ||
+        Name == "pthread_testcancel")
+        return std::string("changes or uses the calling thread's cancellation state");
     // Attributes of the calling thread: its name, CPU affinity, priority, scheduling policy,
     // namespaces.
     if (Name == "prctl" || Name == "sched_setaffinity" || Name == "sched_getaffinity" ||
         Name == "setpriority" || Name == "getpriority" || Name == "nice" ||
         Name == "sched_setscheduler" || Name == "sched_getscheduler" || Name == "sched_setparam" ||
         Name == "sched_getparam" || Name == "sched_setattr" || Name == "sched_getattr" ||
-        Name == "unshare" || Name == "setns" || Name == "ioprio_set" || Name == "ioprio_get")
+        Name == "unshare" || Name == "setns" || Name == "ioprio_set" || Name == "ioprio_get" ||
+        // (on its own thread, the C library names it with prctl, on the kernel's thread)
+        Name == "pthread_setname_np" || Name == "pthread_getname_np")
         return "acts on the calling thread (" + Name.str() + "), which would be the server";
     if (Name == "pthread_sigmask" || Name == "sigprocmask" || Name == "sigsuspend" ||
         Name == "sigwait" || Name == "sigwaitinfo" || Name == "sigtimedwait" ||
@@ -114,9 +125,10 @@ const CalleeFacts::FunctionFacts &CalleeFacts::facts(const FunctionDecl *Def) {
     if (!New) return It->second;
     FunctionFacts F;
     walk(Def->getBody(), [&](const Stmt *S) {
-        if (!F.Hazard)
+        if (!F.Hazard || usesCallerState(F.Hazard->Reason))
             if (std::optional<std::string> Reason = threadHazard(S, /*InCallee=*/true))
-                F.Hazard = Refusal{*Reason, S->getBeginLoc()};
+                if (!F.Hazard || harderHazard(*Reason, F.Hazard->Reason))
+                    F.Hazard = Refusal{*Reason, S->getBeginLoc()};
         const auto *Call = dyn_cast<CallExpr>(S);
         if (!Call) return;
         std::optional<LockOp> Op = Api.classify(Call);
@@ -165,17 +177,19 @@ bool CalleeFacts::reachesLock(const FunctionDecl *Fn) {
 
 std::optional<Refusal> CalleeFacts::localHazard(const FunctionDecl *Fn) {
     const SourceManager &SM = Ctx.getSourceManager();
+    std::optional<Refusal> Found;
     for (const FunctionDecl *Def : reachable(Fn)) {
         const std::optional<Refusal> &Hazard = facts(Def).Hazard;
-        if (!Hazard) continue;
+        if (!Hazard || (Found && !harderHazard(Hazard->Reason, Found->Reason))) continue;
         std::string What;
         if (Def != Fn->getDefinition()) What = "through '" + Def->getNameAsString() + "' ";
         What += Hazard->Reason;
         if (std::string Where = whereOf(SM, Hazard->Loc); !Where.empty())
             What += " (" + Where + ")";
-        return Refusal{What, Hazard->Loc};
+        Found = Refusal{What, Hazard->Loc};
+        if (!usesCallerState(What)) break;
     }
-    return std::nullopt;
+    return Found;
 }
 
 bool isProgramFunction(const FunctionDecl *Fn) {
@@ -188,9 +202,15 @@ bool isProgramFunction(const FunctionDecl *Fn) {
 
 std::optional<Refusal> CalleeFacts::hazard(const FunctionDecl *Callee) {
     std::string What = "calls '" + Callee->getNameAsString() + "', which ";
-    if (std::optional<Refusal> Local = localHazard(Callee))
-        return Refusal{What + Local->Reason, Local->Loc};
-    if (!Project) return std::nullopt;
+    // A use of the caller's state (usesCallerState) stands only where nothing else refuses
+    // and no facts are missing.
+    std::optional<Refusal> CallerState;
+    if (std::optional<Refusal> Local = localHazard(Callee)) {
+        Refusal R{What + Local->Reason, Local->Loc};
+        if (!usesCallerState(R.Reason)) return R;
+        CallerState = std::move(R);
+    }
+    if (!Project) return CallerState;
     // Functions of other units, through the project's facts: first a hazard they are known to
     // reach, then (RequireFacts) one whose facts are not known.
     const std::vector<const FunctionDecl *> &Defs = reachable(Callee);
@@ -201,7 +221,7 @@ std::optional<Refusal> CalleeFacts::hazard(const FunctionDecl *Callee) {
     };
     std::vector<FarCall> Far;
     if (Defs.empty()) {
-        if (!isProgramFunction(Callee)) return std::nullopt;
+        if (!isProgramFunction(Callee)) return CallerState;
         Far.push_back({nullptr, Callee, SourceLocation()});
     }
     for (const FunctionDecl *Def : Defs)
@@ -221,6 +241,10 @@ std::optional<Refusal> CalleeFacts::hazard(const FunctionDecl *Callee) {
                 Text += "calls '" + Name + "', which ";
             }
             Refusal R{Text + *Why + (Pass == 0 ? " (another file)" : FactsHint), Loc};
+            if (Pass == 0 && usesCallerState(*Why)) {
+                if (!CallerState) CallerState = std::move(R);
+                continue;
+            }
             R.WaitsForFacts = Pass == 1;
             if (R.WaitsForFacts) {
                 std::set<std::string> Unknown;
@@ -230,7 +254,7 @@ std::optional<Refusal> CalleeFacts::hazard(const FunctionDecl *Callee) {
             }
             return R;
         }
-    return std::nullopt;
+    return CallerState;
 }
 
 const char *const FactsHint = " (record every file's facts first: `rcl build -- <build "
@@ -722,6 +746,10 @@ struct CalleeFacts::Judgement {
     std::optional<std::string> Found;
 
     void refuse(std::string Why) {
+        if (usesCallerState(Why)) {
+            if (!V.CallerState) V.CallerState = std::move(Why);
+            return;
+        }
         if (!Found) Found = std::move(Why);
     }
     void note(std::string What) {
@@ -775,6 +803,7 @@ struct CalleeFacts::Judgement {
                 break;
             }
             case Effect::Kind::Wait: {
+                V.Waits = true;
                 // A wait of this unit is renamed to rcl_cond_* (calleeWaits); another file's
                 // text is not this unit's to edit.
                 if (!Far) break;

@@ -40,7 +40,8 @@ class CalleeFacts {
     struct FunctionFacts {
         std::vector<const clang::CallExpr *> Waits; ///< condition waits
         bool Locks = false;                         ///< locks, trylocks or timedlocks a mutex
-        /// The first thing it does that acts on or depends on the calling thread.
+        /// The first thing it does that acts on or depends on the calling thread (the first
+        /// one that usesCallerState does not cover, when there is one).
         std::optional<Refusal> Hazard;
         /// Defined in this TU: called, or passed to a library function that may call them (a
         /// comparator given to qsort runs inside it: callbacks).
@@ -101,6 +102,10 @@ class CalleeFacts {
         /// Functions of this unit that the call may reach through a pointer (their waits are
         /// renamed as a callee's are).
         std::vector<const clang::FunctionDecl *> LocalTargets;
+        /// The first use of the calling thread's state in the C library (usesCallerState)
+        /// that the effects reach, when nothing refuses.
+        std::optional<std::string> CallerState;
+        bool Waits = false; ///< a function it reaches waits on a condition variable
     };
     /// Held: the mutexes (MutexPath::key) taken so far in the section, in the order of its
     /// text, by its own lock calls and its callees; a callee's unlock of one of them pairs

@@ -13,6 +13,7 @@
 #include "CaptureAnalysis.h"
 #include "SectionEmitter.h"
 #include "CalleeFacts.h"
+#include "CallerState.h"
 #include "StmtWalk.h"
 
 #include "clang/AST/ParentMapContext.h"
@@ -69,6 +70,12 @@ const Stmt *CaptureAnalysis::parent(const Stmt *S) const {
 
 void CaptureAnalysis::refuse(CriticalSection &CS, std::string Reason, SourceLocation Loc,
                              Resolution Resolve) {
+    // A use of the caller's state in the C library does not refuse: the section runs as its
+    // caller (CallerState.h).
+    if (Resolve == Resolution::None && usesCallerState(Reason)) {
+        if (!CS.CallerState) CS.CallerState = Note{std::move(Reason), Loc};
+        return;
+    }
     // The first reason stands, except a wait for other files' facts, which a reason no facts
     // could lift replaces (the section then needs no second compile).
     if (!CS.Refused || CS.Refused->WaitsForFacts) {

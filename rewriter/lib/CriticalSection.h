@@ -187,6 +187,11 @@ struct CriticalSection {
     /// macro's use with it.
     std::optional<SyncLoops> Sync;
     std::optional<Refusal> Refused;
+    /// The section (its body, wrapper parts or callees) uses its thread's state in the C
+    /// library (usesCallerState): the first such use. Converted, the server runs it as its
+    /// caller (rcl_delegate_flags, RCL_AS_CALLER).
+    std::optional<Note> CallerState;
+    bool Waits = false;   ///< it, or a function it reaches, waits on a condition variable
     unsigned Ordinal = 0; ///< 1-based number among converted sections of the function
 };
 

@@ -1,5 +1,6 @@
 //===- ProjectFacts.cpp - what the functions of other files do -------------===//
 #include "ProjectFacts.h"
+#include "CallerState.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -137,7 +138,8 @@ void ProjectFacts::merge(const std::string &Key, const Entry &E, bool Replace) {
     }
     // One name defined by two units (two programs of one build): what either does.
     Entry &Old = It->second;
-    if (Old.Hazard.empty()) Old.Hazard = E.Hazard;
+    if (Old.Hazard.empty() || (!E.Hazard.empty() && harderHazard(E.Hazard, Old.Hazard)))
+        Old.Hazard = E.Hazard;
     for (const std::string &C : E.Calls)
         if (std::find(Old.Calls.begin(), Old.Calls.end(), C) == Old.Calls.end())
             Old.Calls.push_back(C);
@@ -344,13 +346,19 @@ std::optional<std::string> ProjectFacts::search(
 }
 
 std::optional<std::string> ProjectFacts::hazard(const std::string &Name) const {
-    return search(Name,
-                  [&](const std::string &Fn, const Entry *E,
-                      const std::string &) -> std::optional<std::string> {
-                      if (!E || E->Hazard.empty()) return std::nullopt;
-                      if (Fn == Name) return E->Hazard;
-                      return "through '" + shown(Fn) + "' " + E->Hazard;
-                  });
+    // A hazard that refuses first; a use of the caller's state only where none is reached.
+    for (bool CallerState : {false, true})
+        if (std::optional<std::string> Found = search(
+                Name,
+                [&](const std::string &Fn, const Entry *E,
+                    const std::string &) -> std::optional<std::string> {
+                    if (!E || E->Hazard.empty() || (!CallerState && usesCallerState(E->Hazard)))
+                        return std::nullopt;
+                    if (Fn == Name) return E->Hazard;
+                    return "through '" + shown(Fn) + "' " + E->Hazard;
+                }))
+            return Found;
+    return std::nullopt;
 }
 
 std::optional<std::string> ProjectFacts::unknown(const std::string &Name) const {

@@ -283,6 +283,7 @@ Error Report::writeJson(StringRef Path) const {
             if (R.Result == SectionRecord::Converted) {
                 S["captures"] = R.Captures;
                 S["exits"] = R.Exits;
+                if (!R.AsCaller.empty()) S["as_caller"] = R.AsCaller;
                 if (!R.Notes.empty()) {
                     json::Array Notes;
                     for (const std::string &N : R.Notes)

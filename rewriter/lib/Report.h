@@ -25,6 +25,8 @@ struct SectionRecord {
     bool WaitsForFacts = false;              ///< for Refused: Refusal::WaitsForFacts
     std::vector<std::string> UnknownCallees; ///< for WaitsForFacts: Refusal::UnknownCallees
     std::vector<std::string> Notes;          ///< for Converted: e.g. condition waits in callees
+    /// For Converted: the server runs it as its caller, because it does this (CallerState.h).
+    std::string AsCaller;
     unsigned Captures = 0;
     unsigned Exits = 0;
 };

@@ -399,6 +399,16 @@ class RewriteConsumer : public ASTConsumer {
                         << P.getFilename() << ":" << P.getLine() << ":" << P.getColumn()
                         << ": rcl: note: converted critical section " << N.Text << "\n";
             }
+            if (CS->CallerState && Result == SectionRecord::Converted) {
+                R.AsCaller = CS->CallerState->Text;
+                PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(CS->CallerState->Loc));
+                if (!Session.Quiet && P.isValid())
+                    llvm::raw_string_ostream(Diagnostics)
+                        << P.getFilename() << ":" << P.getLine() << ":" << P.getColumn()
+                        << ": rcl: note: converted critical section runs on the server as its "
+                           "caller (with the caller's thread-local storage): it "
+                        << CS->CallerState->Text << "\n";
+            }
             R.Captures = CS->Captures.size();
             for (const Exit &E : CS->Exits)
                 R.Exits += E.Number != 0;
@@ -449,6 +459,13 @@ class RewriteConsumer : public ASTConsumer {
                 continue;
             }
             if (!CS.Refused) Analysis.analyse(CS);
+            // A section run as its caller must not wait: librcl's waits need the server's own
+            // thread state (runtime/src/caller.c).
+            if (!CS.Refused && CS.CallerState && CS.Waits)
+                CS.Refused = Refusal{"waits on a condition variable, and " + CS.CallerState->Text +
+                                         ", which only a section that does not wait may do on "
+                                         "the server",
+                                     CS.CallerState->Loc};
             if (!CS.Refused) checkPairFacts(CS);
             std::optional<EmittedSection> Out;
             // Copies of unlock wrappers' statements, once per translation unit, before the

@@ -52,6 +52,7 @@ void CaptureAnalysis::calleeWaits(CriticalSection &CS, const FunctionDecl *Calle
     for (const FunctionDecl *Def : Callees.reachable(Callee))
         for (const CallExpr *Wait : Callees.facts(Def).Waits) {
             if (!NotedWaits.insert(Wait).second) continue;
+            CS.Waits = true;
             LockOp Op = *Api.classify(Wait);
             std::string Name = Wait->getDirectCallee()->getNameAsString();
             PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Wait->getBeginLoc()));
@@ -150,6 +151,8 @@ void CaptureAnalysis::calleeEffects(CriticalSection &CS, const CallExpr *Call, S
     // callee's do.
     for (const FunctionDecl *Target : V.LocalTargets)
         calleeWaits(CS, Target, Loc);
+    CS.Waits |= V.Waits;
+    if (V.CallerState) refuse(CS, *V.CallerState, Loc);
     if (!V.Refused) return;
     if (!V.Refused->WaitsForFacts) return refuse(CS, V.Refused->Reason, Loc);
     waitForFacts(CS, *V.Refused, Loc);
@@ -295,6 +298,7 @@ void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
                 if (!sameMutex(Api.mutexOf(Call, *Op), CS.Mutex, Ctx))
                     return refuse(
                         CS, "waits on a condition with a different mutex than the section's", Loc);
+                CS.Waits = true;
                 std::optional<std::string> Replacement = delegatedConditionWait(Call, *Op);
                 if (!Replacement)
                     return refuse(CS, "contains a condition wait; not supported by the runtime",

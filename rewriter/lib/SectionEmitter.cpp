@@ -299,8 +299,10 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
     EmittedSection Out;
     std::string &D = Out.Definition;
     D += "/* rcl: critical section of '" + CS.LockName + "' in " + FnName + "() at line " +
-         std::to_string(Text.line(CS.LockOffset)) +
-         ", outlined to run on the lock's server (rcl_delegate). */\n";
+         std::to_string(Text.line(CS.LockOffset)) + ", outlined to run on the lock's server" +
+         (CS.CallerState ? " as its caller, with its thread-local state (RCL_AS_CALLER)"
+                         : std::string(" (rcl_delegate)")) +
+         ". */\n";
     // The lock wrapper's statements after its lock run first in the outlined function, on the
     // lock call's arguments, which travel in the context (evaluated once, at the call site).
     const WrapperEffects *AfterLock = nullptr, *BeforeLock = nullptr, *AfterUnlock = nullptr;
@@ -467,9 +469,13 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
     // and follows its by-pointer ones, never takes a field's address (CaptureAnalysis), so the
     // runtime may run it on a copy inside the request line.
     // In the program's allocator, rcl_delegate_allocator (the same, by pointer for size 0).
+    // A section that uses its thread's state in the C library (CS.CallerState): the server
+    // runs it as its caller, rcl_delegate_flags with RCL_AS_CALLER.
+    std::string CtxArgs = HasContext ? "&rcl_ctx, sizeof rcl_ctx" : CtxArg + ", 0";
     std::string Call =
-        AllocatorUnit ? "rcl_delegate_allocator(" + LockExpr + ", " + Name + ", " +
-                            (HasContext ? "&rcl_ctx, sizeof rcl_ctx" : CtxArg + ", 0") + ")"
+        CS.CallerState ? "rcl_delegate_flags(" + LockExpr + ", " + Name + ", " + CtxArgs +
+                             ", RCL_AS_CALLER" + (AllocatorUnit ? " | RCL_ALLOCATOR" : "") + ")"
+        : AllocatorUnit ? "rcl_delegate_allocator(" + LockExpr + ", " + Name + ", " + CtxArgs + ")"
         : HasContext ? "rcl_delegate_ctx(" + LockExpr + ", " + Name + ", &rcl_ctx, sizeof rcl_ctx)"
                      : "rcl_delegate(" + LockExpr + ", " + Name + ", " + CtxArg + ")";
     if (!Getter.empty()) {

@@ -1,9 +1,9 @@
 // What a section runs through its callees and through function pointers (issue 31). The file
 // is the whole program, which --facts-complete says: a call through a pointer may reach the
 // address-taken functions of its type, here op_of's two (harmless: apply_op converts) and lop's
-// (whoami, which reads pthread_self: unsafe_target is refused, naming the pointer and the
+// (whoami, which reads its thread's scheduling parameters: unsafe_target is refused, naming the pointer and the
 // target). A comparator given to qsort runs inside qsort: it is judged as a callee (by_value
-// converts, counting's thread-local counter refuses). A pointer of a type no function of the
+// converts, and counting's thread-local counter converts it as one the server runs as its caller). A pointer of a type no function of the
 // program has (plugin_fn) reaches a function outside the program: not judged, with a note. A callee that releases the section's
 // lock and takes it again (work_unlocked, a monitor's task) refuses the section: converted, its
 // work ran on the server with the lock released under the runtime. Without --facts-complete
@@ -43,7 +43,7 @@ static void work_unlocked(struct pool *p)
 
 static int add_one(int x) { return x + 1; }
 static int twice(int x) { return 2 * x; }
-static long whoami(long x) { return x + 0 * (long)pthread_self(); }
+static long whoami(long x) { struct sched_param p; return x + 0 * (long)sched_getparam(0, &p); }
 static int by_value(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
 static int counting(const void *a, const void *b)
 {
@@ -76,7 +76,7 @@ static int apply_op(int i, int x)
     return x;
 }
 
-// ERR: calls-through-pointers.c:[[@LINE+4]]:9: rcl: cannot convert critical section: calls 'whoami' through pointer 'lop', which depends on the calling thread's identity (calls-through-pointers.c:46)
+// ERR: calls-through-pointers.c:[[@LINE+4]]:9: rcl: cannot convert critical section: calls 'whoami' through pointer 'lop', which acts on the calling thread (sched_getparam), which would be the server (calls-through-pointers.c:46)
 static long unsafe_target(long x)
 {
     pthread_mutex_lock(&the_pool.lock);
@@ -93,7 +93,7 @@ static void sorted(int *a, int n)
     pthread_mutex_unlock(&the_pool.lock);
 }
 
-// ERR: calls-through-pointers.c:[[@LINE+4]]:5: rcl: cannot convert critical section: calls 'counting', which uses thread-local variable 'my_ops' (calls-through-pointers.c:50)
+// ERR: calls-through-pointers.c:[[@LINE+4]]:5: rcl: note: converted critical section runs on the server as its caller (with the caller's thread-local storage): it calls 'counting', which uses thread-local variable 'my_ops' (calls-through-pointers.c:50)
 static void sorted_counting(int *a, int n)
 {
     pthread_mutex_lock(&the_pool.lock);
@@ -195,8 +195,8 @@ static void call_plugin(void)
         plugin_result = plugin_fn(1, 2);
     pthread_mutex_unlock(&plain);
 }
-// ERR: rcl: summary: 9 converted, 5 refused
-// BLIND: rcl: summary: 7 converted, 7 refused
+// ERR: rcl: summary: 10 converted, 4 refused
+// BLIND: rcl: summary: 8 converted, 6 refused
 // JSON: "unknown_callees": [
 // JSON-NEXT: "*"
 // JSON: "waiting_for_facts": 2

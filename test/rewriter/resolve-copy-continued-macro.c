@@ -35,16 +35,16 @@ static int name(void) \
 GEN(a)
 GEN(b)
 
-static __thread int t = 2;
+static int t = 2;
 static int c(void)
 {
     int r;
     pthread_mutex_lock(&m);
-    r = v + t;
+    r = v + t * sched_getscheduler(0);
     pthread_mutex_unlock(&m);
     return r;
 }
-// ERR: resolve-copy-continued-macro.c:[[# @LINE-4]]:13: rcl: cannot convert critical section: uses thread-local variable 't'
+// ERR: resolve-copy-continued-macro.c:[[# @LINE-4]]:17: rcl: cannot convert critical section: acts on the calling thread (sched_getscheduler), which would be the server
 // ERR: rcl: summary: 2 converted, 1 refused
 
 int main(void)

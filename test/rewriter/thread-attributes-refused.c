@@ -33,7 +33,7 @@ void attributes(cpu_set_t *cpus, sigset_t *set)
 {
     pthread_mutex_lock(&title_lock);
     pthread_setname_np(pthread_self(), title);
-    // CHECK: thread-attributes-refused.c:[[@LINE-1]]:24: rcl: cannot convert critical section: depends on the calling thread's identity
+    // CHECK: thread-attributes-refused.c:[[@LINE-1]]:5: rcl: cannot convert critical section: acts on the calling thread (pthread_setname_np), which would be the server
     pthread_mutex_unlock(&title_lock);
     pthread_mutex_lock(&title_lock);
     v = sched_setaffinity(0, sizeof *cpus, cpus);

@@ -12,7 +12,7 @@
 // CHECK-NEXT: ],
 // CHECK: "function": "later",
 // CHECK-NEXT: "line": 43,
-// CHECK-NEXT: "reason": "depends on the calling thread's identity",
+// CHECK-NEXT: "reason": "acts on the calling thread (sched_getscheduler), which would be the server",
 // CHECK: "waiting_for_facts": 1
 #include <pthread.h>
 
@@ -24,7 +24,7 @@ static long owner, n;
 void own(void)
 {
     pthread_mutex_lock(&m);
-    owner = (long)pthread_self();
+    owner = (long)sched_getscheduler(0);
     other_file_a();
     pthread_mutex_unlock(&m);
 }
@@ -42,6 +42,6 @@ void later(void)
 {
     pthread_mutex_lock(&m);
     other_file_b();
-    owner = (long)pthread_self();
+    owner = (long)sched_getscheduler(0);
     pthread_mutex_unlock(&m);
 }

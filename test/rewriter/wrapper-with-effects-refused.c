@@ -1,5 +1,6 @@
 // Declared wrappers that do more than lock or unlock, where that cannot be kept: a lock wrapper
-// that records its owner after it locks (pthread_self() would name the server), an unlock
+// that records its thread's scheduling policy after it locks (the server's, on the server; a
+// wrapper that records pthread_self() converts: the server runs the section as its caller), an unlock
 // wrapper whose statements before the unlock return early, and one defined after the function
 // that uses it (its copy goes before that function). Refused; byte-identical. A wrapper's other
 // statements are otherwise kept: lock-wrapper-with-effects.c, unlock-wrapper-with-effects.c.
@@ -9,8 +10,8 @@
 #include <pthread.h>
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static long value, work;
-static pthread_t owner;
-void owned_lock(pthread_mutex_t *l) { pthread_mutex_lock(l); owner = pthread_self(); }
+static int owner;
+void owned_lock(pthread_mutex_t *l) { pthread_mutex_lock(l); owner = sched_getscheduler(0); }
 void plain_unlock(pthread_mutex_t *l) { pthread_mutex_unlock(l); }
 void plain_lock(pthread_mutex_t *l) { pthread_mutex_lock(l); }
 void early_unlock(pthread_mutex_t *l, long by) { if (by == 0) return; value += by; pthread_mutex_unlock(l); }
@@ -20,7 +21,7 @@ void late_unlock(pthread_mutex_t *l, long by);
 void step(void)
 {
     owned_lock(&m);
-    // CHECK: wrapper-with-effects-refused.c:[[@LINE-1]]:5: rcl: cannot convert critical section: lock wrapper 'owned_lock', after it locks, depends on the calling thread's identity
+    // CHECK: wrapper-with-effects-refused.c:[[@LINE-1]]:5: rcl: cannot convert critical section: lock wrapper 'owned_lock', after it locks, acts on the calling thread (sched_getscheduler), which would be the server
     work++;
     plain_unlock(&m);
     plain_lock(&m);

@@ -230,7 +230,7 @@ say "rcl-prof, rcl-info, rcl: ok"
 
 # The manual pages, as man shows them (MANWIDTH for a terminal-less run).
 for page in rcl rcl-cc rcl-c++ rcl-rewrite rcl-prof rcl-info rcl_delegate rcl_delegate_ctx \
-    rcl_delegate_allocator rcl_start \
+    rcl_delegate_allocator rcl_delegate_flags rcl_start \
     rcl_cond_wait librcl; do
     LC_ALL=C MANWIDTH=80 man "$page" 2>"$WORK/man.err" | grep "^NAME" >/dev/null || fail "man $page"
     [ -s "$WORK/man.err" ] && { cat "$WORK/man.err"; fail "man $page: warnings"; }

@@ -307,6 +307,15 @@ class Section:
                        "cont": worker.random() < 0.5,      # a continue with the lock held
                        "held": worker.random() < 0.6,      # the exit breaks holding the lock
                        "loop": worker.choice(["for (;;)", "while (1)"])}
+        # The thread's state in the C library (second round), from a generator of its own: a
+        # thread-local accumulator in the body or in a callee, pthread_self in a callee. The
+        # server runs such a section as its caller (runtime/src/caller.c); run with the
+        # server's state, each thread's accumulator (whose values go into the counter) and
+        # main's identity would differ.
+        state = random.Random("caller-state/%r/%d" % (rng.getstate()[1][:8], k))
+        self.caller_state = None
+        if 2 in rounds and self.family != "worker-loop" and state.random() < 0.15:
+            self.caller_state = state.choice(["tls", "tls-callee", "self-callee"])
 
     def shape(self):
         """How the section is written, in a few words (refusals are counted by it)."""
@@ -369,6 +378,14 @@ class Section:
             out += ("static void lk_%d(void)\n{\n    pthread_mutex_lock(&m_%d);\n}\n\n"
                     "static void ulk_%d(void)\n{\n    pthread_mutex_unlock(&m_%d);\n}\n"
                     % (k, k, k, k))
+        if self.caller_state:
+            out += "static __thread unsigned long tl_%d;\nstatic pthread_t main_%d;\n" % (k, k)
+        if self.caller_state == "tls-callee":
+            out += ("static unsigned long note_%d(unsigned long x)\n{\n    tl_%d += x;\n"
+                    "    return tl_%d %% 7;\n}\n" % (k, k, k))
+        if self.caller_state == "self-callee":
+            out += ("static unsigned long who_%d(void)\n{\n"
+                    "    return pthread_equal(pthread_self(), main_%d) ? 1 : 2;\n}\n" % (k, k))
         if self.family == "macro-section":
             out += ("#define SECTION_%d(a, r) \\\n    do { \\\n"
                     "        pthread_mutex_lock(&m_%d); \\\n"
@@ -379,10 +396,11 @@ class Section:
 
     def init_lines(self):
         """What main() does before the first call (a C11 mutex has no static initializer)."""
+        out = ["    main_%d = pthread_self();" % self.k] if self.caller_state else []
         if self.family == "c11":
-            return ["    if (mtx_init(&m_%d, mtx_plain) != thrd_success)" % self.k,
+            out += ["    if (mtx_init(&m_%d, mtx_plain) != thrd_success)" % self.k,
                     "        abort();"]
-        return []
+        return out
 
     def lock_lines(self, ind):
         k, f = self.k, self.family
@@ -490,6 +508,14 @@ class Section:
         if self.comments:
             out.append(ind + "// the update below must not be lost")
         out.append(ind + "%s += (unsigned long)%s + 1;" % (c, a))
+        if self.caller_state == "tls":
+            out += [ind + "tl_%d += (unsigned long)%s + 1;" % (k, a), ind + "%s += tl_%d %% 7;" % (c, k)]
+        elif self.caller_state == "tls-callee":
+            out.append(ind + "%s += note_%d((unsigned long)%s + 1);" % (c, k, a))
+        elif self.caller_state == "self-callee":
+            out.append(ind + "%s += who_%d();" % (c, k))
+        if self.caller_state:
+            stats["caller-state:" + self.caller_state] += 1
         if self.reads_counter:
             out.append(ind + "r += (long)(%s %% %d);" % (c, 13 + k))
             stats["reads-shared"] += 1

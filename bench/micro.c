@@ -34,7 +34,8 @@
  *
  * Locks: pthread (glibc), tas/ticket/mcs/clh (Concurrency Kit), mutexee/ccsynch/ffwd
  * (baselines.c, ours), rcl (RCL_MODE=delegate), rcl-local (the same calls with
- * RCL_MODE=local), rcl-adaptive (RCL_MODE=adaptive).
+ * RCL_MODE=local), rcl-adaptive (RCL_MODE=adaptive), rcl-caller (RCL_MODE=delegate, each section
+ * run as its caller: rcl_delegate_flags with RCL_AS_CALLER).
  */
 #define _GNU_SOURCE
 #include <rcl/rcl.h>
@@ -72,11 +73,12 @@ enum lock_kind {
     L_RCL,
     L_RCL_LOCAL,
     L_RCL_ADAPTIVE,
+    L_RCL_CALLER,
     L_COUNT
 };
 static const char *lock_names[L_COUNT] = {"pthread", "tas",       "ticket",      "mcs",
                                           "clh",     "mutexee",   "ccsynch",     "ffwd",
-                                          "rcl",     "rcl-local", "rcl-adaptive"};
+                                          "rcl",     "rcl-local", "rcl-adaptive", "rcl-caller"};
 
 struct line {
     volatile uint64_t v;
@@ -242,6 +244,9 @@ static void *worker(void *arg) {
         case L_RCL_ADAPTIVE: /* as rcl-rewrite emits it: the 8-byte context in the request */
             ret = rcl_delegate_ctx(&mutex, cs_body, &cs, sizeof cs);
             break;
+        case L_RCL_CALLER: /* a section that uses its caller's thread state (caller.c) */
+            ret = rcl_delegate_flags(&mutex, cs_body, &cs, sizeof cs, RCL_AS_CALLER);
+            break;
         case L_COUNT:
             break;
         }
@@ -315,7 +320,7 @@ static void cpulist(const cpu_set_t *s, char *out, size_t size) {
 static void run_one(int fd) {
     if (cfg.lock == L_RCL_LOCAL)
         setenv("RCL_MODE", "local", 1);
-    else if (cfg.lock == L_RCL)
+    else if (cfg.lock == L_RCL || cfg.lock == L_RCL_CALLER)
         setenv("RCL_MODE", "delegate", 1);
     else if (cfg.lock == L_RCL_ADAPTIVE)
         setenv("RCL_MODE", "adaptive", 1);
@@ -329,7 +334,8 @@ static void run_one(int fd) {
         snprintf(kinds, sizeof kinds, "little=%s;big=%s", little, big);
         setenv("RCL_CPU_KINDS", kinds, 1);
     }
-    if (cfg.lock == L_RCL || cfg.lock == L_RCL_LOCAL || cfg.lock == L_RCL_ADAPTIVE)
+    if (cfg.lock == L_RCL || cfg.lock == L_RCL_LOCAL || cfg.lock == L_RCL_ADAPTIVE ||
+        cfg.lock == L_RCL_CALLER)
         rcl_server_count(); /* start the servers before the clock starts */
     ck_spinlock_clh_init(&clh, &clh_unowned);
     bl_mutexee_init(&mutexee, (uint64_t)((double)cfg.mutexee_spin_ns * cfg.tsc_per_ns),
@@ -442,7 +448,7 @@ static void usage(FILE *to) {
         to,
         "usage: rcl-bench-micro [options]\n"
         "  --locks LIST     comma-separated: pthread,tas,ticket,mcs,clh,mutexee,ccsynch,ffwd,\n"
-        "                   rcl,rcl-local,rcl-adaptive (default: all)\n"
+        "                   rcl,rcl-local,rcl-adaptive,rcl-caller (default: all)\n"
         "  --threads LIST   thread counts (default 2)\n"
         "  --delay LIST     local work between critical sections, in TSC cycles (default "
         "100)\n"

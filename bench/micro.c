@@ -76,8 +76,8 @@ enum lock_kind {
     L_RCL_CALLER,
     L_COUNT
 };
-static const char *lock_names[L_COUNT] = {"pthread", "tas",       "ticket",      "mcs",
-                                          "clh",     "mutexee",   "ccsynch",     "ffwd",
+static const char *lock_names[L_COUNT] = {"pthread", "tas",       "ticket",       "mcs",
+                                          "clh",     "mutexee",   "ccsynch",      "ffwd",
                                           "rcl",     "rcl-local", "rcl-adaptive", "rcl-caller"};
 
 struct line {

@@ -810,7 +810,7 @@ void rcl_adaptive_wait(pthread_mutex_t *lock) {
 int rcl_adaptive_run(void *arg) {
     struct rcl_adaptive_call *call = arg;
     struct rcl_lock_entry *e = call->e;
-    if (!e->calls++) e->first_site = call->site; /* the mutex is held: one writer */
+    if (!e->calls++) e->first_site = call->site;              /* the mutex is held: one writer */
     e->delegated += rcl_self_server != NULL || rcl_as_caller; /* (as its caller: caller.c) */
     return call->fn(call->ctx);
 }

@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <functional>
 #include <set>
+#include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 
 using namespace clang;
 
@@ -88,6 +90,19 @@ static std::optional<std::string> threadIdentityReason(const CallExpr *Call, boo
                 N == SYS_sigaltstack)
                 return std::string("changes or uses the calling thread's signal state");
         }
+        return std::nullopt;
+    }
+    // The calling thread's CPU time: clock_gettime(CLOCK_THREAD_CPUTIME_ID, ...),
+    // getrusage(RUSAGE_THREAD, ...): the kernel's, the server's on a server.
+    if ((Name == "clock_gettime" || Name == "getrusage") && Call->getNumArgs() == 2) {
+        Expr::EvalResult Which;
+        const Expr *Arg = Call->getArg(0);
+        if (!Arg->isValueDependent() && Arg->EvaluateAsInt(Which, Callee->getASTContext()) &&
+            Which.Val.isInt() &&
+            Which.Val.getInt().getExtValue() ==
+                (Name == "clock_gettime" ? CLOCK_THREAD_CPUTIME_ID : RUSAGE_THREAD))
+            return "measures the calling thread's CPU time (" + Name.str() +
+                   "), which would be the server's";
         return std::nullopt;
     }
     // glibc's pthread_cleanup_push is a macro that calls __sigsetjmp: name what the user wrote.

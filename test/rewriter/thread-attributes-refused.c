@@ -1,6 +1,8 @@
 // Calls that act on the calling thread would act on the server: renaming it (prctl
 // PR_SET_NAME, pthread_setname_np(pthread_self())), its CPU affinity, its priority, its thread
-// id (gettid, syscall(SYS_gettid)) and its signal mask (sigprocmask, sigsuspend). Refused
+// id (gettid, syscall(SYS_gettid)), its signal mask (sigprocmask, sigsuspend) and its CPU time
+// (clock_gettime(CLOCK_THREAD_CPUTIME_ID), getrusage(RUSAGE_THREAD); another clock, or the
+// process's usage, converts). Refused
 // (/work/shared/cases/thread_rename_in_section.c was converted and renamed the server); the
 // file stays byte-identical.
 // RUN: %rcl-rewrite --all %s -- %rcl_cflags > %t.c 2> %t.err
@@ -14,6 +16,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static pthread_mutex_t title_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -60,4 +63,16 @@ void attributes(cpu_set_t *cpus, sigset_t *set)
     // CHECK: thread-attributes-refused.c:[[@LINE-1]]:9: rcl: cannot convert critical section: changes or uses the calling thread's signal state
     pthread_mutex_unlock(&title_lock);
 }
-// CHECK: rcl: summary: 0 converted, 8 refused
+
+void cpu_time(struct timespec *ts, struct rusage *ru)
+{
+    pthread_mutex_lock(&title_lock);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, ts);
+    // CHECK: thread-attributes-refused.c:[[@LINE-1]]:5: rcl: cannot convert critical section: measures the calling thread's CPU time (clock_gettime), which would be the server's
+    pthread_mutex_unlock(&title_lock);
+    pthread_mutex_lock(&title_lock);
+    getrusage(RUSAGE_THREAD, ru);
+    // CHECK: thread-attributes-refused.c:[[@LINE-1]]:5: rcl: cannot convert critical section: measures the calling thread's CPU time (getrusage), which would be the server's
+    pthread_mutex_unlock(&title_lock);
+}
+// CHECK: rcl: summary: 0 converted, 10 refused

@@ -361,6 +361,22 @@ class Section:
         return "L_%d.value" % self.k if self.family == "possess" else "g_%d" % self.k
 
     def globals(self):
+        return self.caller_globals() + self.lock_globals()
+
+    def caller_globals(self):
+        """What the section's use of its thread's state needs (Section.caller_state)."""
+        k, out = self.k, ""
+        if self.caller_state:
+            out += "static __thread unsigned long tl_%d;\nstatic pthread_t main_%d;\n" % (k, k)
+        if self.caller_state == "tls-callee":
+            out += ("static unsigned long note_%d(unsigned long x)\n{\n    tl_%d += x;\n"
+                    "    return tl_%d %% 7;\n}\n" % (k, k, k))
+        if self.caller_state == "self-callee":
+            out += ("static unsigned long who_%d(void)\n{\n"
+                    "    return pthread_equal(pthread_self(), main_%d) ? 1 : 2;\n}\n" % (k, k))
+        return out
+
+    def lock_globals(self):
         k = self.k
         if self.family == "possess":
             return "static lock L_%d = { PTHREAD_MUTEX_INITIALIZER, 0 };\n" % k
@@ -378,14 +394,6 @@ class Section:
             out += ("static void lk_%d(void)\n{\n    pthread_mutex_lock(&m_%d);\n}\n\n"
                     "static void ulk_%d(void)\n{\n    pthread_mutex_unlock(&m_%d);\n}\n"
                     % (k, k, k, k))
-        if self.caller_state:
-            out += "static __thread unsigned long tl_%d;\nstatic pthread_t main_%d;\n" % (k, k)
-        if self.caller_state == "tls-callee":
-            out += ("static unsigned long note_%d(unsigned long x)\n{\n    tl_%d += x;\n"
-                    "    return tl_%d %% 7;\n}\n" % (k, k, k))
-        if self.caller_state == "self-callee":
-            out += ("static unsigned long who_%d(void)\n{\n"
-                    "    return pthread_equal(pthread_self(), main_%d) ? 1 : 2;\n}\n" % (k, k))
         if self.family == "macro-section":
             out += ("#define SECTION_%d(a, r) \\\n    do { \\\n"
                     "        pthread_mutex_lock(&m_%d); \\\n"

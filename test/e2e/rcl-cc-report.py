@@ -22,7 +22,8 @@ import sys
 
 def collect(directory):
     """The sections of every report in DIRECTORY, each once: {(file, line, column): (status,
-    reason)}, and the reports' count (one per translation unit compiled)."""
+    reason)}, and the reports' count (one per translation unit compiled). A converted section's
+    reason is empty, or what makes the server run it as its caller (its `as_caller`)."""
     status = {}  # (file, line, column) -> (status, reason)
     rank = {"converted": 2, "not-compiled": 1, "refused": 0}
     # Oldest first: of two compiles with the same outcome the later one tells why (`rcl build`'s
@@ -36,7 +37,7 @@ def collect(directory):
         for lock in report["locks"]:
             for s in lock["sections"]:
                 key = (os.path.normpath(s["file"]), s["line"], s["column"])
-                new = (s["status"], s.get("reason", ""))
+                new = (s["status"], s.get("reason", s.get("as_caller", "")))
                 if new[0] not in rank:
                     continue
                 if key not in status or rank[new[0]] >= rank[status[key][0]]:

@@ -126,6 +126,7 @@ def package(pkg_dir, out):
               "facts_scanned": build.get("facts_scanned", 0),
               "second_pass_units": (build.get("passes", [{}, {}]) + [{}])[1].get("units", 0),
               "sections": len(status), "converted": counts["converted"],
+              "as_caller": sum(1 for st, rs in status.values() if st == "converted" and rs),
               "refused": counts["refused"], "not_compiled": counts["not-compiled"],
               "refusals": dict(reasons.most_common()),
               "fallbacks": fb, "fallback_reports": errors,
@@ -178,8 +179,10 @@ def package(pkg_dir, out):
         json.dump(r, fo, indent=2)
         fo.write("\n")
     real = [x for x in r["faults"] if "not rcl's fault" not in x]
-    print("%d TUs, %d sections: %d converted, %d refused, %d not compiled%s; build %s s -> %s s%s%s; %s" % (
-        tus, len(status), counts["converted"], counts["refused"], counts["not-compiled"],
+    print("%d TUs, %d sections: %d converted%s, %d refused, %d not compiled%s; build %s s -> %s s%s%s; %s" % (
+        tus, len(status), counts["converted"],
+        " (%d as their callers)" % r["as_caller"] if r["as_caller"] else "",
+        counts["refused"], counts["not-compiled"],
         "; acquisitions delegated in the suite: " + acq_text(r) if "acquisitions" in r else "",
         r.get("orig", {}).get("build_s", "-"), r.get("rcl", {}).get("build_s", "-"),
         (" (%.2fx)" % r["build_ratio"] if "build_ratio" in r else "") +

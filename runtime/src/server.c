@@ -113,6 +113,7 @@
  */
 #include "internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/membarrier.h>
@@ -200,7 +201,12 @@ void rcl_runtime_thread_attr(pthread_attr_t *attr) {
     pthread_attr_setsigmask_np(attr, &set); /* blocked from the thread's first instruction */
 }
 
+/* librcl's threads alive (servicing threads and detectors), from their start to their return:
+ * orphaned() compares the process's live threads with it. */
+static _Atomic int runtime_threads;
+
 void rcl_runtime_thread_start(void) {
+    atomic_fetch_add_explicit(&runtime_threads, 1, memory_order_relaxed);
     /* Again from inside: sanitizers' pthread_create restores the creator's mask in the new
      * thread, overriding the attribute's. */
     sigset_t set;
@@ -385,6 +391,41 @@ static bool wait_spare(struct rcl_worker *w) {
 
 /* ------------------------------------------------------------------ parking */
 
+/* The program's threads have all exited: its main thread ended with pthread_exit, and the
+ * others returned. The original process would end then (glibc's last thread calls exit(0));
+ * librcl's threads, which never exit on their own, must not keep it alive. An idle poller
+ * looks after each park that lasted RCL_ORPHAN_CHECK_NS: the live (non-zombie) threads of
+ * /proc/self/task, at most runtime_threads. A thread starting or exiting only makes the count
+ * larger (a runtime thread counts itself after it exists, uncounts itself before it goes), so
+ * a live program thread is never missed; a late answer is found at the next park. */
+#define RCL_ORPHAN_CHECK_NS 500000000u
+static bool orphaned(void) {
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return false;
+    int live = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        char path[64], buf[512];
+        snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue; /* gone meanwhile */
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n <= 0) continue;
+        buf[n] = '\0';
+        const char *state = strrchr(buf, ')'); /* "tid (comm) S ...": comm may hold ')' */
+        if (state && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X')) continue;
+        live++;
+    }
+    closedir(d);
+    return live <= atomic_load_explicit(&runtime_threads, memory_order_relaxed);
+}
+
+static void exit_if_orphaned(void) {
+    static _Atomic int exiting;
+    if (orphaned() && !atomic_exchange_explicit(&exiting, 1, memory_order_relaxed)) exit(0);
+}
+
 static void park(struct rcl_server *s, unsigned skipped, uint64_t timeout_ns) {
     atomic_store_explicit(&s->sleeping, 1, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in rcl_server_kick */
@@ -538,7 +579,9 @@ static void poll_loop(struct rcl_worker *w) {
             park(s, p.blocked + p.busy, blocked_timeout);
             if (blocked_timeout < 1000000) blocked_timeout *= 2;
         } else {
-            park(s, p.busy, 0);
+            uint64_t before = rcl_now_ns();
+            park(s, p.busy, RCL_ORPHAN_CHECK_NS);
+            if (rcl_now_ns() - before >= RCL_ORPHAN_CHECK_NS) exit_if_orphaned();
             idle_since = 0;
         }
     }
@@ -572,6 +615,7 @@ static void *worker_main(void *arg) {
     for (;;) {
         if (!poll && !wait_spare(w)) {
             rcl_worker_retire(s); /* its scheduler statistics stay in RCL_STATS */
+            atomic_fetch_sub_explicit(&runtime_threads, 1, memory_order_relaxed);
             return NULL;
         }
         do
@@ -662,12 +706,14 @@ static void *detector_main(void *arg) {
         last = mb ? w : NULL;
         last_ncs = ncs;
     }
+    atomic_fetch_sub_explicit(&runtime_threads, 1, memory_order_relaxed);
     return NULL;
 }
 
 /* ------------------------------------------------------------------ start */
 
 void rcl_pool_after_fork(void) {
+    atomic_store_explicit(&runtime_threads, 0, memory_order_relaxed); /* (only the forker) */
     barrier_cmd = -1; /* a child registers for membarrier(2) again when its servers start */
     rcl_post_light = false;
 }

@@ -405,7 +405,7 @@ static bool orphaned(void) {
     int live = 0;
     for (struct dirent *e; (e = readdir(d));) {
         if (e->d_name[0] == '.') continue;
-        char path[64], buf[512];
+        char path[sizeof "/proc/self/task//stat" + sizeof e->d_name], buf[512];
         snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
         int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0) continue; /* gone meanwhile */

@@ -58,18 +58,6 @@
 #include <signal.h>
 #include <sys/auxv.h>
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define RCL_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                         \
-    __has_feature(memory_sanitizer)
-#define RCL_SANITIZED 1
-#endif
-#endif
-#ifndef RCL_SANITIZED
-#define RCL_SANITIZED 0
-#endif
-
 #ifndef HWCAP2_FSGSBASE
 #define HWCAP2_FSGSBASE (1 << 1)
 #endif

@@ -45,6 +45,20 @@
  * call on every critical section. librcl is loaded at start-up (linked), not dlopen'ed. */
 #define RCL_TLS __thread __attribute__((tls_model("initial-exec")))
 
+/* RCL_SANITIZED: librcl is built with a sanitizer, whose runtime keeps per-thread state of its
+ * own (caller.c) and may run threads of its own (server.c's orphaned()). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define RCL_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                         \
+    __has_feature(memory_sanitizer)
+#define RCL_SANITIZED 1
+#endif
+#endif
+#ifndef RCL_SANITIZED
+#define RCL_SANITIZED 0
+#endif
+
 /* ------------------------------------------------------------------ configuration */
 
 #define RCL_MAX_SERVERS 256

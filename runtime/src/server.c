@@ -423,6 +423,10 @@ static bool orphaned(void) {
 
 static void exit_if_orphaned(void) {
     static _Atomic int exiting;
+    /* A sanitizer's runtime may run a thread of its own (ThreadSanitizer's background thread),
+     * which this count cannot tell from the program's: there, the process stays (a known limit,
+     * docs/runtime.md). */
+    if (RCL_SANITIZED) return;
     if (orphaned() && !atomic_exchange_explicit(&exiting, 1, memory_order_relaxed)) exit(0);
 }
 

@@ -27,9 +27,9 @@
  *     the client's cleanup handlers). Both are restored after the answer; a signal or a
  *     cancellation request that came meanwhile acts then, as if it had come just after the
  *     section.
- *   - The client, while it waits: spins and futex-waits, writing nothing in its block (the
- *     futex calls leave errno alone, arch.h; wait.c's thread-local variables are not touched
- *     by the server).
+ *   - The client, while it waits: spins and futex-waits, writing nothing in its block that the
+ *     section may use (the futex calls leave errno alone, arch.h; it writes only wait.c's own
+ *     thread-local variables, which the server does not touch).
  *   - The server, between its acquire of the request and its release of the answer: runs the
  *     section with the client's thread pointer (rcl_run_as_caller). It sets rcl_as_caller, a
  *     thread-local variable of librcl, in the client's block for the section's duration, and

@@ -15,6 +15,7 @@ PACKAGES+=(groff-base man-db)   # test/man (groff, man), scripts/package-test.sh
 PACKAGES+=(gcc ccache gdb)   # rcl-cc's compatibility suite (test/rewriter/compat-*.test: GCC as
                              # the real compiler, gcov, ccache), rcl-cc-debugger.test (gdb)
 PACKAGES+=(meson)   # test/cli/build-meson.test (rcl build on a Meson project)
+PACKAGES+=(procps)   # test/bench/neighbours.test (pgrep: no benchmark process left behind)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -67,6 +67,17 @@ static std::optional<std::string> namedHazard(StringRef Name, bool InCallee) {
     return std::nullopt;
 }
 
+/// The value of Call's first argument when it is a constant (`SYS_gettid`,
+/// `CLOCK_THREAD_CPUTIME_ID`).
+static std::optional<int64_t> constantFirstArgument(const CallExpr *Call) {
+    const Expr *Arg = Call->getNumArgs() ? Call->getArg(0) : nullptr;
+    Expr::EvalResult Value;
+    if (!Arg || Arg->isValueDependent() ||
+        !Arg->EvaluateAsInt(Value, Call->getDirectCallee()->getASTContext()) || !Value.Val.isInt())
+        return std::nullopt;
+    return Value.Val.getInt().getExtValue();
+}
+
 /// Calls whose behaviour depends on the thread that makes them, with the reason. InCallee: the
 /// call is in a function the section calls, whose own frame (alloca, va_start, a setjmp it
 /// returns to) stays its own; what acts on the calling thread still acts on the server.
@@ -76,11 +87,8 @@ static std::optional<std::string> threadIdentityReason(const CallExpr *Call, boo
     StringRef Name = Callee->getName();
     if (Name == "syscall") {
         // syscall(SYS_gettid) and the raw forms of the calls namedHazard knows.
-        Expr::EvalResult Number;
-        const Expr *Arg = Call->getNumArgs() ? Call->getArg(0) : nullptr;
-        if (Arg && !Arg->isValueDependent() &&
-            Arg->EvaluateAsInt(Number, Callee->getASTContext()) && Number.Val.isInt()) {
-            int64_t N = Number.Val.getInt().getExtValue();
+        if (std::optional<int64_t> Number = constantFirstArgument(Call)) {
+            int64_t N = *Number;
             if (N == SYS_gettid) return std::string("depends on the calling thread's identity");
             if (N == SYS_prctl || N == SYS_sched_setaffinity || N == SYS_sched_getaffinity ||
                 N == SYS_setpriority || N == SYS_sched_setscheduler || N == SYS_sched_setparam)
@@ -95,12 +103,8 @@ static std::optional<std::string> threadIdentityReason(const CallExpr *Call, boo
     // The calling thread's CPU time: clock_gettime(CLOCK_THREAD_CPUTIME_ID, ...),
     // getrusage(RUSAGE_THREAD, ...): the kernel's, the server's on a server.
     if ((Name == "clock_gettime" || Name == "getrusage") && Call->getNumArgs() == 2) {
-        Expr::EvalResult Which;
-        const Expr *Arg = Call->getArg(0);
-        if (!Arg->isValueDependent() && Arg->EvaluateAsInt(Which, Callee->getASTContext()) &&
-            Which.Val.isInt() &&
-            Which.Val.getInt().getExtValue() ==
-                (Name == "clock_gettime" ? CLOCK_THREAD_CPUTIME_ID : RUSAGE_THREAD))
+        if (constantFirstArgument(Call) ==
+            (Name == "clock_gettime" ? CLOCK_THREAD_CPUTIME_ID : RUSAGE_THREAD))
             return "measures the calling thread's CPU time (" + Name.str() +
                    "), which would be the server's";
         return std::nullopt;

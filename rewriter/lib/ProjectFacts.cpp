@@ -346,19 +346,21 @@ std::optional<std::string> ProjectFacts::search(
 }
 
 std::optional<std::string> ProjectFacts::hazard(const std::string &Name) const {
-    // A hazard that refuses first; a use of the caller's state only where none is reached.
-    for (bool CallerState : {false, true})
-        if (std::optional<std::string> Found = search(
-                Name,
-                [&](const std::string &Fn, const Entry *E,
-                    const std::string &) -> std::optional<std::string> {
-                    if (!E || E->Hazard.empty() || (!CallerState && usesCallerState(E->Hazard)))
-                        return std::nullopt;
-                    if (Fn == Name) return E->Hazard;
-                    return "through '" + shown(Fn) + "' " + E->Hazard;
-                }))
-            return Found;
-    return std::nullopt;
+    // A hazard that refuses first (the walk stops there); a use of the caller's state, the
+    // first one met, only where none is reached.
+    std::optional<std::string> CallerState;
+    std::optional<std::string> Found =
+        search(Name,
+               [&](const std::string &Fn, const Entry *E,
+                   const std::string &) -> std::optional<std::string> {
+                   if (!E || E->Hazard.empty()) return std::nullopt;
+                   std::string Why =
+                       Fn == Name ? E->Hazard : "through '" + shown(Fn) + "' " + E->Hazard;
+                   if (!usesCallerState(E->Hazard)) return Why;
+                   if (!CallerState) CallerState = std::move(Why);
+                   return std::nullopt;
+               });
+    return Found ? Found : CallerState;
 }
 
 std::optional<std::string> ProjectFacts::unknown(const std::string &Name) const {

@@ -97,3 +97,8 @@ def membarrier_expedited():
 
 if membarrier_expedited():
     config.available_features.add("membarrier")
+
+# rcl-cc's links route the program's gettid and syscall through librcl (-Wl,--wrap) where
+# sections can run as their callers (python/rcltools/driver.py, thread_id_wrap).
+if os.uname().machine in ("x86_64", "aarch64"):
+    config.available_features.add("thread-id-wrap")

@@ -35,11 +35,20 @@ class LinkFlagsTest(unittest.TestCase):
     def test_shared_by_default_static_for_static_links(self):
         for f in (self.static, self.shared):
             open(f, "w").close()
+        wrap = driver.thread_id_wrap()
         self.assertEqual(self.flags(["a.o"]), [self.shared, "-Wl,-rpath," + self.dir, "-lhwloc",
-                                               "-lpthread", "-rdynamic"])
-        self.assertEqual(self.flags(["-shared", "a.o"])[-1], "-lpthread")
+                                               "-lpthread", "-rdynamic"] + wrap)
+        self.assertEqual(self.flags(["-shared", "a.o"]),
+                         [self.shared, "-Wl,-rpath," + self.dir, "-lhwloc", "-lpthread"] + wrap)
         self.assertEqual(self.flags(["-static", "a.o"]),
-                         [self.static, "-lhwloc", "-lm", "x.a", "-lpthread"])
+                         [self.static, "-lhwloc", "-lm", "x.a", "-lpthread"] + wrap)
+
+    def test_gettid_and_syscall_go_through_librcl_where_sections_run_as_callers(self):
+        wrap = driver.thread_id_wrap()
+        if os.uname().machine in ("x86_64", "aarch64"):
+            self.assertEqual(wrap, ["-Wl,--wrap=gettid,--wrap=syscall"])
+        else:
+            self.assertEqual(wrap, [])
 
     def test_libraries_after_a_language_are_linker_inputs(self):
         for f in (self.static, self.shared):

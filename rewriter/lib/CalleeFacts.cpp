@@ -27,8 +27,10 @@ static std::optional<std::string> namedHazard(StringRef Name, bool InCallee) {
     if (Name == "pthread_self") return std::string("uses its thread's pthread_self");
     if (Name == "pthread_getspecific" || Name == "pthread_setspecific")
         return "uses its thread's thread-specific data (" + Name.str() + ")";
-    if (Name == "gettid" || Name == "pthread_exit")
-        return std::string("depends on the calling thread's identity");
+    // The kernel's: librcl answers it for a section run as its caller where the program's
+    // links let it (setLibrclAnswersGettid).
+    if (Name == "gettid") return std::string("asks its thread's kernel id (gettid)");
+    if (Name == "pthread_exit") return std::string("depends on the calling thread's identity");
     // A section run as its caller runs with the caller's cancellation disabled.
     if (Name == "pthread_setcancelstate" || Name == "pthread_setcanceltype" ||
         Name == "pthread_testcancel")
@@ -89,7 +91,7 @@ static std::optional<std::string> threadIdentityReason(const CallExpr *Call, boo
         // syscall(SYS_gettid) and the raw forms of the calls namedHazard knows.
         if (std::optional<int64_t> Number = constantFirstArgument(Call)) {
             int64_t N = *Number;
-            if (N == SYS_gettid) return std::string("depends on the calling thread's identity");
+            if (N == SYS_gettid) return std::string("asks its thread's kernel id (gettid)");
             if (N == SYS_prctl || N == SYS_sched_setaffinity || N == SYS_sched_getaffinity ||
                 N == SYS_setpriority || N == SYS_sched_setscheduler || N == SYS_sched_setparam)
                 return std::string("acts on the calling thread (syscall), which would be the "
@@ -144,7 +146,7 @@ const CalleeFacts::FunctionFacts &CalleeFacts::facts(const FunctionDecl *Def) {
     if (!New) return It->second;
     FunctionFacts F;
     walk(Def->getBody(), [&](const Stmt *S) {
-        if (!F.Hazard || usesCallerState(F.Hazard->Reason))
+        if (!F.Hazard || !finalHazard(F.Hazard->Reason))
             if (std::optional<std::string> Reason = threadHazard(S, /*InCallee=*/true))
                 if (!F.Hazard || harderHazard(*Reason, F.Hazard->Reason))
                     F.Hazard = Refusal{*Reason, S->getBeginLoc()};
@@ -206,7 +208,7 @@ std::optional<Refusal> CalleeFacts::localHazard(const FunctionDecl *Fn) {
         if (std::string Where = whereOf(SM, Hazard->Loc); !Where.empty())
             What += " (" + Where + ")";
         Found = Refusal{What, Hazard->Loc};
-        if (!usesCallerState(What)) break;
+        if (finalHazard(What)) break;
     }
     return Found;
 }

@@ -3,15 +3,35 @@
 
 namespace rcl {
 
-// The words are threadHazard's (CalleeFacts.cpp): "uses thread-local variable 'x'", "uses its
-// thread's pthread_self", "uses its thread's thread-specific data (...)". A chain of calls
-// ends with exactly one hazard, and quoted names cannot hold these words.
+static bool AnswersGettid = false;
+
+void setLibrclAnswersGettid(bool Answers) {
+    AnswersGettid = Answers;
+}
+
+/// 0: the C library's state of the thread; 1: its kernel thread id; 2: anything else. The words
+/// are threadHazard's (CalleeFacts.cpp): "uses thread-local variable 'x'", "uses its thread's
+/// pthread_self", "uses its thread's thread-specific data (...)", "asks its thread's kernel id
+/// (gettid)". A chain of calls ends with exactly one hazard, and quoted names cannot hold these
+/// words.
+static int rank(llvm::StringRef Reason) {
+    if (Reason.contains("uses thread-local variable '") || Reason.contains("uses its thread's "))
+        return 0;
+    if (Reason.contains("asks its thread's kernel id (gettid)")) return 1;
+    return 2;
+}
+
 bool usesCallerState(llvm::StringRef Reason) {
-    return Reason.contains("uses thread-local variable '") || Reason.contains("uses its thread's ");
+    int R = rank(Reason);
+    return R == 0 || (R == 1 && AnswersGettid);
 }
 
 bool harderHazard(llvm::StringRef New, llvm::StringRef Old) {
-    return usesCallerState(Old) && !usesCallerState(New);
+    return rank(New) > rank(Old);
+}
+
+bool finalHazard(llvm::StringRef Reason) {
+    return rank(Reason) == 2;
 }
 
 } // namespace rcl

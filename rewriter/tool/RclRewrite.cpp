@@ -4,6 +4,7 @@
 // --in-place, --export-fixes) and the per-lock report. The logic lives in rewriter/lib.
 //
 //===----------------------------------------------------------------------===//
+#include "CallerState.h"
 #include "OutputCheck.h"
 #include "RewriteAction.h"
 
@@ -138,6 +139,13 @@ static cl::opt<bool> AssumeUnknownCalleesSafe(
     cl::desc("Convert a section that calls into another file whose facts are not known (by "
              "default it is refused: the callee might rename, inspect or signal the calling "
              "thread, which would be the server; see --facts-dir)"),
+    cl::cat(Category));
+static cl::opt<bool> LibrclGettid(
+    "librcl-gettid",
+    cl::desc("The program's links route gettid() and syscall(SYS_gettid) through librcl, which "
+             "answers a section run as its caller with its caller's kernel thread id (rcl-cc's "
+             "links do: -Wl,--wrap=gettid,--wrap=syscall): a section that asks its thread's id "
+             "converts, run as its caller. Without it such a section is refused"),
     cl::cat(Category));
 static cl::opt<bool> NoCompileCheck(
     "no-compile-check",
@@ -358,6 +366,7 @@ int main(int argc, const char **argv) {
     Session.Quiet = Quiet;
     Session.NoNestedLocks = NoNestedLocks;
     Session.RequireCalleeFacts = !AssumeUnknownCalleesSafe;
+    rcl::setLibrclAnswersGettid(LibrclGettid);
     Session.ResolveCopy = ResolveCopy;
     if (!FactsDir.empty()) {
         Session.FactsDir = FactsDir;

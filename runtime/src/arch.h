@@ -1,10 +1,12 @@
 /*
  * arch.h - the few architecture- and kernel-specific primitives the runtime needs:
- * a spin-wait hint, a monotonic clock in nanoseconds, private futexes and the thread pointer.
+ * a spin-wait hint, a monotonic clock in nanoseconds, direct system calls (private futexes) and
+ * the thread pointer.
  */
 #ifndef RCL_ARCH_H
 #define RCL_ARCH_H
 
+#include <errno.h>
 #include <linux/futex.h>
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -49,35 +51,53 @@ static inline uint64_t rcl_ticks(void) {
 }
 #endif
 
-/* The futex calls leave errno alone: a client waits while a section runs on a server as that
+/* System calls that leave errno alone: a client waits while a section runs on a server as that
  * client (caller.c), with the client's thread-local storage, errno included, so nothing the
- * client does while it waits may write there. x86-64 and AArch64 make the system call
- * directly; elsewhere no section runs as its caller, and syscall() is used. */
+ * client does while it waits may write there (the futex calls). The same direct call answers
+ * the program's syscall() (caller.c's __wrap_syscall), which must not call the C library's
+ * syscall: in a -static link that call would be wrapped too. x86-64 and AArch64 make the
+ * system call directly (RCL_SYS_DIRECT); elsewhere no section runs as its caller, and syscall()
+ * is used. The result is the kernel's: -errno on failure. */
 #if defined(__x86_64__)
-static inline long rcl_sys_futex(uint32_t *word, int op, uint32_t val, const struct timespec *ts) {
-    register long r10 __asm__("r10") = (long)ts;
+#define RCL_SYS_DIRECT 1
+static inline long rcl_sys6(long nr, long a, long b, long c, long d, long e, long f) {
+    register long r10 __asm__("r10") = d;
+    register long r8 __asm__("r8") = e;
+    register long r9 __asm__("r9") = f;
     long ret;
     __asm__ __volatile__("syscall"
                          : "=a"(ret)
-                         : "0"((long)SYS_futex), "D"(word), "S"((long)op), "d"((long)val), "r"(r10)
+                         : "0"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
                          : "rcx", "r11", "memory");
     return ret;
 }
 #elif defined(__aarch64__)
-static inline long rcl_sys_futex(uint32_t *word, int op, uint32_t val, const struct timespec *ts) {
-    register long x8 __asm__("x8") = SYS_futex;
-    register long x0 __asm__("x0") = (long)word;
-    register long x1 __asm__("x1") = op;
-    register long x2 __asm__("x2") = (long)val;
-    register long x3 __asm__("x3") = (long)ts;
-    __asm__ __volatile__("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
+#define RCL_SYS_DIRECT 1
+static inline long rcl_sys6(long nr, long a, long b, long c, long d, long e, long f) {
+    register long x8 __asm__("x8") = nr;
+    register long x0 __asm__("x0") = a;
+    register long x1 __asm__("x1") = b;
+    register long x2 __asm__("x2") = c;
+    register long x3 __asm__("x3") = d;
+    register long x4 __asm__("x4") = e;
+    register long x5 __asm__("x5") = f;
+    __asm__ __volatile__("svc 0"
+                         : "+r"(x0)
+                         : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
+                         : "memory");
     return x0;
 }
 #else
-static inline long rcl_sys_futex(uint32_t *word, int op, uint32_t val, const struct timespec *ts) {
-    return syscall(SYS_futex, word, op, val, ts, NULL, 0);
+#define RCL_SYS_DIRECT 0
+static inline long rcl_sys6(long nr, long a, long b, long c, long d, long e, long f) {
+    long r = syscall(nr, a, b, c, d, e, f);
+    return r == -1 ? -errno : r;
 }
 #endif
+
+static inline long rcl_sys_futex(uint32_t *word, int op, uint32_t val, const struct timespec *ts) {
+    return rcl_sys6(SYS_futex, (long)word, op, (long)val, (long)ts, 0, 0);
+}
 
 static inline void rcl_futex_wait(_Atomic uint32_t *word, uint32_t expected, uint64_t timeout_ns) {
     struct timespec ts, *tsp = NULL;

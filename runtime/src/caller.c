@@ -14,9 +14,10 @@
  * per-thread arena and cache. rcl-rewrite marks such a section (rcl_delegate_flags,
  * RCL_AS_CALLER); the server runs it with its thread pointer set to the client's, and back
  * to its own when the section returns. The section then sees the client's state, as it did in
- * the original program. What the kernel keeps per thread (the thread id that gettid returns,
- * the signal mask, the CPU affinity, scheduling, the thread's name) does not move:
- * rcl-rewrite still refuses sections that use it.
+ * the original program. What the kernel keeps per thread (the signal mask, the CPU affinity,
+ * scheduling, the thread's name) does not move: rcl-rewrite still refuses sections that use it.
+ * The one exception is the kernel's thread id, which librcl answers itself where the program's
+ * links route gettid() and syscall(SYS_gettid) to it (below, "The caller's thread id").
  *
  * Who touches the client's thread control block, and when:
  *   - The client, before posting: masks every signal (pthread_sigmask) and disables
@@ -47,6 +48,17 @@
  * such a section is not supported: rcl-rewrite refuses those sections, and librcl stops the
  * program with a message if one comes anyway.
  *
+ * The caller's thread id. rcl-cc links every program and library with -Wl,--wrap=gettid and
+ * -Wl,--wrap=syscall, so that their calls of gettid() and syscall() reach __wrap_gettid and
+ * __wrap_syscall here (rcl-rewrite --librcl-gettid then lets a section that asks its thread's
+ * kernel id run as its caller). Outside such a section they are the C library's calls (the
+ * same system call; syscall's errno on failure). Inside one, on the server, the answer to
+ * gettid is the client's id: rcl_caller_tid, a thread-local variable of the client's block
+ * that the client fills before its first post (rcl_caller_enter, with a direct system call)
+ * and that its fork handler clears in a child, whose thread has another id. The server reads
+ * it through the client's thread pointer, like rcl_as_caller; the request's acquire/release
+ * pair orders the client's write before the read.
+ *
  * When it is available: x86-64 with FSGSBASE enabled by the kernel (Linux 5.9 and later, on
  * processors since 2012; AT_HWCAP2), and AArch64. Not in a build with a sanitizer, whose own
  * per-thread state would be the client's on the server while the client runs too. Elsewhere a
@@ -56,6 +68,7 @@
 #include "internal.h"
 
 #include <signal.h>
+#include <stdarg.h>
 #include <sys/auxv.h>
 
 #ifndef HWCAP2_FSGSBASE
@@ -78,7 +91,11 @@ uintptr_t rcl_caller_tp(void) {
     return rcl_rt.as_caller ? rcl_tp_get() : 0;
 }
 
+/* The client's kernel thread id, 0 until its first section run as its caller (above). */
+RCL_TLS pid_t rcl_caller_tid;
+
 void rcl_caller_enter(struct rcl_caller_save *save) {
+    if (!rcl_caller_tid) rcl_caller_tid = (pid_t)rcl_sys6(SYS_gettid, 0, 0, 0, 0, 0, 0);
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &save->mask);
@@ -116,5 +133,28 @@ __attribute__((noinline, no_stack_protector)) int rcl_run_as_caller(rcl_cs_fn fn
     *err = errno_here();
     mark(false);
     rcl_tp_set(own);
+    return r;
+}
+
+/* The program's gettid() and syscall() (rcl-cc's links, above). Each reads rcl_as_caller
+ * itself: on a server running a section as its caller that is the client's block. */
+RCL_API pid_t __wrap_gettid(void) {
+    if (rcl_as_caller) return rcl_caller_tid;
+    return (pid_t)rcl_sys6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+}
+
+RCL_API long __wrap_syscall(long nr, ...) {
+    if (nr == SYS_gettid && rcl_as_caller) return rcl_caller_tid;
+    /* As the C library's syscall: six arguments read whatever the caller passed. */
+    va_list ap;
+    va_start(ap, nr);
+    long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
+    long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
+    va_end(ap);
+    long r = rcl_sys6(nr, a, b, c, d, e, f);
+    if ((unsigned long)r > -4096UL) {
+        errno = (int)-r;
+        return -1;
+    }
     return r;
 }

@@ -435,6 +435,7 @@ static void after_fork_child(void) {
     rcl_self_server = NULL;
     rcl_self_worker = NULL;
     tls_client = NULL;
+    rcl_caller_tid = 0; /* (another thread id) */
     atomic_store_explicit(&rt_state, 0, memory_order_relaxed);
 }
 

@@ -1,6 +1,7 @@
 // Calls that act on the calling thread would act on the server: renaming it (prctl
 // PR_SET_NAME, pthread_setname_np(pthread_self())), its CPU affinity, its priority, its thread
-// id (gettid, syscall(SYS_gettid)), its signal mask (sigprocmask, sigsuspend) and its CPU time
+// id (gettid, syscall(SYS_gettid); with --librcl-gettid they convert: gettid-as-caller.test),
+// its signal mask (sigprocmask, sigsuspend) and its CPU time
 // (clock_gettime(CLOCK_THREAD_CPUTIME_ID), getrusage(RUSAGE_THREAD); another clock, or the
 // process's usage, converts). Refused
 // (/work/shared/cases/thread_rename_in_section.c was converted and renamed the server); the
@@ -48,11 +49,11 @@ void attributes(cpu_set_t *cpus, sigset_t *set)
     pthread_mutex_unlock(&title_lock);
     pthread_mutex_lock(&title_lock);
     v = gettid();
-    // CHECK: thread-attributes-refused.c:[[@LINE-1]]:9: rcl: cannot convert critical section: depends on the calling thread's identity
+    // CHECK: thread-attributes-refused.c:[[@LINE-1]]:9: rcl: cannot convert critical section: asks its thread's kernel id (gettid)
     pthread_mutex_unlock(&title_lock);
     pthread_mutex_lock(&title_lock);
     v = syscall(SYS_gettid);
-    // CHECK: thread-attributes-refused.c:[[@LINE-1]]:9: rcl: cannot convert critical section: depends on the calling thread's identity
+    // CHECK: thread-attributes-refused.c:[[@LINE-1]]:9: rcl: cannot convert critical section: asks its thread's kernel id (gettid)
     pthread_mutex_unlock(&title_lock);
     pthread_mutex_lock(&title_lock);
     sigprocmask(SIG_BLOCK, set, NULL);

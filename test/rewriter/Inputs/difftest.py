@@ -37,6 +37,12 @@ def run(cmd, timeout, env=None):
         return None, "", "timeout"
 
 
+def link_args(program):
+    """What the converted program's link needs besides librcl (a program's link_args: rcl-cc's
+    gettid wraps where its sections ask their thread's id)."""
+    return list(getattr(program, "link_args", []))
+
+
 def report_counts(path):
     """(converted, refused, {reason: count}) from an rcl-rewrite --report-json file."""
     try:
@@ -114,7 +120,7 @@ class Checker:
         with open(base + ".rcl.c", "w") as f:
             f.write(out_rw)
         rc, _, err = run([self.args.cc] + self.flags(program) + [base + ".rcl.c", "-o", base + ".rcl"]
-                         + self.libs, 120)
+                         + self.libs + link_args(program), 120)
         if rc != 0:
             return "rewritten program does not compile: %s" % err.strip()[:2000], c, r, reasons
         for mode in self.modes:
@@ -157,7 +163,8 @@ class Checker:
         included): the kind of its first error, or None."""
         exe = base + ".asan"
         rc, _, _ = run([self.args.cc] + self.flags(program)
-                       + ["-fsanitize=address", base + ".reduced.rcl.c", "-o", exe] + self.libs, 120)
+                       + ["-fsanitize=address", base + ".reduced.rcl.c", "-o", exe] + self.libs
+                             + link_args(program), 120)
         if rc != 0:
             return None
         env = dict(os.environ, ASAN_OPTIONS="detect_stack_use_after_return=1")

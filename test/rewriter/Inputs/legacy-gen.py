@@ -28,7 +28,9 @@ code does around critical sections:
   unlock wrapper with statements after its unlock, wrappers nobody declared (`lk_<k>()`), a
   checked wrapper whose failure path calls a helper that exits (not declared noreturn), a whole
   section inside a statement macro and a lock and an unlock each inside its own `#if` block
-  (both converted in rcl-cc's copy: --resolve-copy), C11 mtx_t sections.
+  (both converted in rcl-cc's copy: --resolve-copy), C11 mtx_t sections, and sections that use
+  their thread's state (a thread-local accumulator, pthread_self, a kernel id cached from
+  syscall(SYS_gettid) with rcl-cc's gettid wraps: run as their callers).
 
 main() calls every function in one thread (a checksum of their results), then 2 threads call
 the functions whose results depend only on their arguments (their sections only add to their
@@ -162,6 +164,10 @@ void *memalign(size_t align, size_t size) { return alloc_bump(size, align); }
 void *valloc(size_t size) { return alloc_bump(size, 4096); }
 void *pvalloc(size_t size) { return alloc_bump((size + 4095) & ~(size_t)4095, 4096); }
 """
+
+# rcl-cc's links: the program's gettid and syscall through librcl (python/rcltools/driver.py).
+TID_WRAP = ["-Wl,--wrap=gettid,--wrap=syscall"] if os.uname().machine in ("x86_64", "aarch64") \
+    else []
 
 # The rcl-rewrite options a helper needs: its wrappers declared.
 WRAPPERS = {"wrapper": ("my_lock", "my_unlock"), "sync": ("my_lock", "my_unlock"),
@@ -316,6 +322,11 @@ class Section:
         self.caller_state = None
         if 2 in rounds and self.family != "worker-loop" and state.random() < 0.15:
             self.caller_state = state.choice(["tls", "tls-callee", "self-callee"])
+            # Its thread's kernel id, cached in a thread-local variable as libusb's
+            # usbi_get_tid does (rcl-cc's links answer it: --librcl-gettid, link_args); its own
+            # draw, so that the draws above stay as they were for earlier seeds.
+            if TID_WRAP and state.random() < 0.5:
+                self.caller_state = "tid-callee"
 
     def shape(self):
         """How the section is written, in a few words (refusals are counted by it)."""
@@ -374,6 +385,11 @@ class Section:
         if self.caller_state == "self-callee":
             out += ("static unsigned long who_%d(void)\n{\n"
                     "    return pthread_equal(pthread_self(), main_%d) ? 1 : 2;\n}\n" % (k, k))
+        if self.caller_state == "tid-callee":
+            out += ("static __thread long tid_%d;\n"
+                    "static unsigned long whose_tid_%d(void)\n{\n"
+                    "    if (!tid_%d)\n        tid_%d = syscall(SYS_gettid);\n"
+                    "    return tid_%d == getpid() ? 1 : 2;\n}\n" % (k, k, k, k, k))
         return out
 
     def lock_globals(self):
@@ -522,6 +538,8 @@ class Section:
             out.append(ind + "%s += note_%d((unsigned long)%s + 1);" % (c, k, a))
         elif self.caller_state == "self-callee":
             out.append(ind + "%s += who_%d();" % (c, k))
+        elif self.caller_state == "tid-callee":
+            out.append(ind + "%s += whose_tid_%d();" % (c, k))
         if self.caller_state:
             stats["caller-state:" + self.caller_state] += 1
         if self.reads_counter:
@@ -767,7 +785,17 @@ class Program:
         # What only rcl-cc's copy converts: rewritten as rcl-cc does.
         if any(self.sections[k].family in RESOLVED for k in keep):
             out += ["--resolve-copy", "--line-directives"]
+        if self.asks_tid(keep):
+            out.append("--librcl-gettid")
         return out
+
+    def asks_tid(self, keep):
+        return any(self.sections[k].caller_state == "tid-callee" for k in keep)
+
+    @property
+    def link_args(self):
+        """rcl-cc's gettid wraps (difftest.link_args), where a section asks its thread's id."""
+        return TID_WRAP if self.asks_tid(self._keep) else []
 
     @property
     def rewrite_args(self):
@@ -786,6 +814,10 @@ class Program:
                "#undef NDEBUG", "#include <assert.h>",
                "#include <pthread.h>", "#include <stdio.h>", "#include <stdlib.h>",
                "#include <string.h>", ""]
+        if self.asks_tid(keep):
+            # (syscall is declared by <unistd.h> only with _DEFAULT_SOURCE, which -std=c11 drops)
+            out[-1:-1] = ["#include <sys/syscall.h>", "#include <unistd.h>",
+                          "long syscall(long, ...);"]
         if any(s.family == "c11" for s in secs):
             out.insert(-1, "#include <threads.h>")
         for h in self.helpers(keep):

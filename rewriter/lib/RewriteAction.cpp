@@ -505,7 +505,10 @@ class RewriteConsumer : public ASTConsumer {
                         ? "after it locks; converted sections run it first, with the lock held"
                         : "after it unlocks; converted sections run it on the calling thread "
                           "once they return",
-                    Why);
+                    Why,
+                    P.Part == WrapperPart::BeforeLock
+                        ? std::vector<std::pair<const VarDecl *, int64_t>>{}
+                        : S.SetOnSuccess);
                 if (!Helper)
                     CS.Refused = Refusal{Why, CS.LockCall->getBeginLoc()};
                 else

@@ -94,7 +94,7 @@ bool CaptureAnalysis::gotoReleasingLabel(CriticalSection &CS, const GotoStmt *Go
     std::optional<TextRange> GotoText = Text.statement(Goto);
     // An unlock wrapper's statements after its unlock would be jumped over.
     const FunctionDecl *Def = Call ? Call->getDirectCallee()->getDefinition() : nullptr;
-    if (Def && Api.pairOf(Def->getName()) && !Api.summary(Def, LockOp::Unlock).After.empty())
+    if (Def && Api.pairOf(Def->getName()) && Api.summary(Def, LockOp::Unlock).hasAfter())
         return false;
     if (!Call || Api.classify(Call) != LockOp::Unlock ||
         !sameMutex(Api.mutexOf(Call, LockOp::Unlock), CS.Mutex, Ctx) || Api.unlockEffects(Call) ||

@@ -242,7 +242,8 @@ std::string SectionEmitter::reindent(StringRef Code, StringRef From, StringRef T
 std::optional<std::string>
 SectionEmitter::effectsFunction(const FunctionDecl *Wrapper,
                                 const std::vector<const Stmt *> &Statements, StringRef Name,
-                                StringRef What, std::string &Why) const {
+                                StringRef What, std::string &Why,
+                                const std::vector<std::pair<const VarDecl *, int64_t>> &Sets) const {
     // The wrapper's text: in this file, or in a header it includes before the sections that
     // use it (jemalloc's `static inline` malloc_mutex_lock in mutex.h), where every name it uses
     // is declared too (SectionFinder checks that it comes first).
@@ -267,6 +268,11 @@ SectionEmitter::effectsFunction(const FunctionDecl *Wrapper,
     Out += "static void " + Name.str() + From.text(*Params).str() + "\n{\n";
     for (const ParmVarDecl *Param : Wrapper->parameters())
         if (Param->getIdentifier()) Out += "    (void)" + Param->getNameAsString() + ";\n";
+    // What the wrapper's test of its operation assigned on success (a file-scope variable,
+    // which the wrapper's parameters cannot hide: the wrapper names it too).
+    for (const auto &[Var, Value] : Sets)
+        Out += "    " + Var->getNameAsString() + " = " + std::to_string(Value) +
+               "; /* what its test of the result assigned on success */\n";
     for (const TextRange &R : Parts) {
         std::string Line = Header ? lineDirective(*Header, R.Begin) : lineDirective(R.Begin);
         if (!Line.empty()) Out += Line.substr(1);

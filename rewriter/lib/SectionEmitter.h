@@ -39,11 +39,13 @@ class SectionEmitter {
     /// A copy of some statements of a wrapper's body (WrapperSummary::Before or After), as a
     /// static function Name with the wrapper's parameters, to insert before the first function
     /// whose converted section needs it (What says when they run, for its comment); nothing
-    /// with Why set when a statement is not written out in the file.
-    std::optional<std::string> effectsFunction(const clang::FunctionDecl *Wrapper,
-                                               const std::vector<const clang::Stmt *> &Statements,
-                                               llvm::StringRef Name, llvm::StringRef What,
-                                               std::string &Why) const;
+    /// with Why set when a statement is not written out in the file. Sets (the wrapper's
+    /// SetOnSuccess, for its part after the operation) come first, as `V = value;`.
+    std::optional<std::string>
+    effectsFunction(const clang::FunctionDecl *Wrapper,
+                    const std::vector<const clang::Stmt *> &Statements, llvm::StringRef Name,
+                    llvm::StringRef What, std::string &Why,
+                    const std::vector<std::pair<const clang::VarDecl *, int64_t>> &Sets = {}) const;
 
     /// The declarations of a declared wrapper pair's mutex getter (remoteMutexGetter), with the
     /// lock wrapper's parameters, and of its parameter mask (remoteMutexParameters), both with

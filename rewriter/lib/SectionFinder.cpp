@@ -841,7 +841,7 @@ bool SectionFinder::noteWrapperParts(CriticalSection &CS,
             WrapperSummary S = Api.summary(Def, LockOp::Lock);
             if (S.hasEffects() && !definedBefore(Def, CS.LockCall, "lock")) return false;
             if (!S.Before.empty()) CS.Parts.push_back({Def, WrapperPart::BeforeLock});
-            if (!S.After.empty()) CS.Parts.push_back({Def, WrapperPart::AfterLock});
+            if (S.hasAfter()) CS.Parts.push_back({Def, WrapperPart::AfterLock});
         }
     // An unlock wrapper's statements after its unlock run once the delegation returned: every
     // path must release through that same call.
@@ -849,7 +849,7 @@ bool SectionFinder::noteWrapperParts(CriticalSection &CS,
         const FunctionDecl *Def = U->getDirectCallee()->getDefinition();
         if (!Def || !Api.pairOf(Def->getName()) || !CS.Mutex.Remote.empty()) continue;
         WrapperSummary S = Api.summary(Def, LockOp::Unlock);
-        if (S.After.empty()) continue;
+        if (!S.hasAfter()) continue;
         if (!definedBefore(Def, U, "unlock")) return false;
         for (const CallExpr *Other : Unlocks)
             if (!sameCall(Other, U, Ctx)) {

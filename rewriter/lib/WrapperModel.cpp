@@ -288,8 +288,19 @@ class SuccessPath {
         }
         if (const auto *E = dyn_cast<Expr>(S))
             if (const CallExpr *Call = expectedCall(E)) return Call;
-        if (const CallExpr *Call = Api.checkedOperationStatement(S))
-            return expectedCall(Call) ? Call : nullptr;
+        std::vector<std::pair<const VarDecl *, int64_t>> Assigned;
+        if (const CallExpr *Call = Api.checkedOperationStatement(S, &Assigned)) {
+            if (!expectedCall(Call)) return nullptr;
+            // The test assigns the result to a variable, which keeps it: a file-scope one (not
+            // thread-local) is set where the operation was (SetOnSuccess); one of the wrapper's
+            // locals, which its other statements might read, is not followed.
+            for (const auto &[Var, Value] : Assigned)
+                if (Var->hasLocalStorage() || Var->getTLSKind() != VarDecl::TLS_None ||
+                    !Var->isFileVarDecl())
+                    return nullptr;
+            Out.SetOnSuccess = std::move(Assigned);
+            return Call;
+        }
         return nullptr;
     }
 
@@ -541,6 +552,7 @@ WrapperSummary summarizeWrapper(const FunctionDecl *Def, LockOp Op, const LockAp
         Out.Guard = nullptr;
         Out.Before.clear();
         Out.After.clear();
+        Out.SetOnSuccess.clear();
     }
     return Out;
 }

@@ -46,11 +46,18 @@ struct WrapperSummary {
     /// body that uses only the parameters and file-scope names, neither returns nor jumps, and
     /// operates on no mutex.
     std::vector<const clang::Stmt *> Before, After;
+    /// File-scope variables that the wrapper's check of its operation assigns the result to
+    /// (PortAudio's `PA_ENSURE_SYSTEM(pthread_mutex_lock(&self->mtx), 0)`, whose test is
+    /// `(paUtilErr_ = pthread_mutex_lock(...)) != 0`), with the value each gets on success: set
+    /// right after the operation, before After (SectionEmitter::effectsFunction).
+    std::vector<std::pair<const clang::VarDecl *, int64_t>> SetOnSuccess;
     /// Why the definition cannot stand for a lock or an unlock of Mutex ("does more than lock its
     /// first argument ..."), or nothing.
     std::optional<std::string> Problem;
 
-    bool hasEffects() const { return !Before.empty() || !After.empty(); }
+    bool hasEffects() const { return !Before.empty() || hasAfter(); }
+    /// Whether the wrapper does anything after its operation.
+    bool hasAfter() const { return !After.empty() || !SetOnSuccess.empty(); }
 };
 
 /// Reads Def, a declared wrapper of operation Op (LockOp::Lock or LockOp::Unlock).

@@ -113,6 +113,19 @@ HELPERS = collections.OrderedDict([
                         "static void ck_unlock(pthread_mutex_t *m)\n{\n"
                         "    int ret = pthread_mutex_unlock(m);\n    if (ret < 0)\n"
                         "        die(ret, \"unlock\");\n}\n"),
+    # A checked wrapper pair whose test keeps the result in a file-scope variable (PortAudio's
+    # PA_ENSURE_SYSTEM: `if ((paUtilErr_ = pthread_mutex_lock(m)) != 0) goto error;`): a
+    # converted section must leave it as the wrapper would, 0 (main sets it to 9 first).
+    ("assigning-wrapper", "static int pa_err = 9; /* what the last wrapped operation returned */\n\n"
+                          "static int pa_lock(pthread_mutex_t *m)\n{\n    int result = 0;\n\n"
+                          "    do {\n        if ((pa_err = pthread_mutex_lock(m)) != 0) {\n"
+                          "            fprintf(stderr, \"lock failed: %d\\n\", pa_err);\n"
+                          "            result = -1;\n            goto error;\n        }\n"
+                          "    } while (0);\nerror:\n    return result;\n}\n\n"
+                          "static int pa_unlock(pthread_mutex_t *m)\n{\n    int result = 0;\n\n"
+                          "    if ((pa_err = pthread_mutex_unlock(m)) != 0) {\n"
+                          "        result = -1;\n        goto error;\n    }\n"
+                          "error:\n    return result;\n}\n"),
     ("threads", "#define LEGACY_THREADS 1\n"),
 ])
 # The program's own allocator (jemalloc built in): a bump allocator whose section takes a
@@ -173,7 +186,8 @@ TID_WRAP = ["-Wl,--wrap=gettid,--wrap=syscall"] if os.uname().machine in ("x86_6
 WRAPPERS = {"wrapper": ("my_lock", "my_unlock"), "sync": ("my_lock", "my_unlock"),
             "possess": ("possess_", "release_"), "effects": ("fx_lock", "fx_unlock"),
             "fastpath": ("fp_lock", "fp_unlock"),
-            "checked-wrapper": ("ck_lock", "ck_unlock")}
+            "checked-wrapper": ("ck_lock", "ck_unlock"),
+            "assigning-wrapper": ("pa_lock", "pa_unlock")}
 # The families of the second round (NEW_FAMILIES) and those only rcl-cc's copy converts.
 NEW_FAMILIES = ["optional", "optional-macro", "effects", "inferred", "checked-wrapper",
                 "macro-section", "ifdef-cross", "c11"]
@@ -328,6 +342,11 @@ class Section:
             if TID_WRAP and state.random() < 0.5:
                 self.caller_state = "tid-callee"
 
+        # A checked wrapper whose test assigns the result to a file-scope variable, in place of
+        # some checked wrappers: its own draw, as above.
+        self.assigning = self.family == "checked-wrapper" and random.Random(
+            "assigning/%r/%d" % (rng.getstate()[1][:8], k)).random() < 0.5
+
     def shape(self):
         """How the section is written, in a few words (refusals are counted by it)."""
         f = self.family
@@ -355,7 +374,7 @@ class Section:
         need = set()
         if self.family in ("block", "wrapper", "possess", "sync", "optional-macro", "effects",
                            "fastpath", "checked-wrapper"):
-            need.add(self.family)
+            need.add("assigning-wrapper" if self.assigning else self.family)
         if self.family == "ifdef-cross":
             need.add("threads")
         if self.family == "sync":
@@ -446,7 +465,7 @@ class Section:
         if f == "inferred":
             return [ind + "lk_%d();" % k]
         if f == "checked-wrapper":
-            return [ind + "ck_lock(%s);" % m]
+            return [ind + "%s_lock(%s);" % ("pa" if self.assigning else "ck", m)]
         if f == "ifdef-cross":
             return ["#if LEGACY_THREADS", ind + "pthread_mutex_lock(%s);" % m, "#endif"]
         if f == "c11":
@@ -493,7 +512,7 @@ class Section:
         if f == "inferred":
             return [ind + "ulk_%d();" % k]
         if f == "checked-wrapper":
-            return [ind + "ck_unlock(%s);" % m]
+            return [ind + "%s_unlock(%s);" % ("pa" if self.assigning else "ck", m)]
         if f == "ifdef-cross":
             return ["#if LEGACY_THREADS", ind + "pthread_mutex_unlock(%s);" % m, "#endif"]
         if f == "c11":
@@ -532,6 +551,9 @@ class Section:
         if self.comments:
             out.append(ind + "// the update below must not be lost")
         out.append(ind + "%s += (unsigned long)%s + 1;" % (c, a))
+        if self.assigning:
+            out.append(ind + "%s += (unsigned long)pa_err;" % c)
+            stats["checked-wrapper:assigns-result"] += 1
         if self.caller_state == "tls":
             out += [ind + "tl_%d += (unsigned long)%s + 1;" % (k, a), ind + "%s += tl_%d %% 7;" % (c, k)]
         elif self.caller_state == "tls-callee":

@@ -218,6 +218,10 @@ bool isTrue(const Expr *Cond) {
 bool completes(const Stmt *S, unsigned Depth) {
     if (!S) return true;
     if (const auto *E = dyn_cast<Expr>(S)) {
+        // A statement expression, `(void)({ ...; abort(); })` (Tor's STMT_BEGIN/STMT_END under
+        // GCC and Clang): its statements.
+        if (const auto *Statements = dyn_cast<StmtExpr>(E->IgnoreParenCasts()))
+            return completes(Statements->getSubStmt(), Depth);
         const auto *Call = dyn_cast<CallExpr>(E->IgnoreParenCasts());
         const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
         return !(Callee && neverReturns(Callee, Depth + 1));

@@ -239,11 +239,10 @@ std::string SectionEmitter::reindent(StringRef Code, StringRef From, StringRef T
     return Out;
 }
 
-std::optional<std::string>
-SectionEmitter::effectsFunction(const FunctionDecl *Wrapper,
-                                const std::vector<const Stmt *> &Statements, StringRef Name,
-                                StringRef What, std::string &Why,
-                                const std::vector<std::pair<const VarDecl *, int64_t>> &Sets) const {
+std::optional<std::string> SectionEmitter::effectsFunction(
+    const FunctionDecl *Wrapper, const std::vector<const Stmt *> &Statements, StringRef Name,
+    StringRef What, std::string &Why,
+    const std::vector<std::pair<const VarDecl *, int64_t>> &Sets) const {
     // The wrapper's text: in this file, or in a header it includes before the sections that
     // use it (jemalloc's `static inline` malloc_mutex_lock in mutex.h), where every name it uses
     // is declared too (SectionFinder checks that it comes first).

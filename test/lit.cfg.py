@@ -99,6 +99,6 @@ if membarrier_expedited():
     config.available_features.add("membarrier")
 
 # rcl-cc's links route the program's gettid and syscall through librcl (-Wl,--wrap) where
-# sections can run as their callers (python/rcltools/driver.py, thread_id_wrap).
+# sections can run as their callers (python/rcltools/driver.py, thread_query_wrap).
 if os.uname().machine in ("x86_64", "aarch64"):
     config.available_features.add("thread-id-wrap")

@@ -164,13 +164,14 @@ class Librcl:
                    words(hwloc_libs) or ["-lhwloc"], static_libs or ["-lhwloc"])
 
 
-def thread_id_wrap():
-    """The program's gettid() and syscall() go to librcl's (runtime/src/caller.c, "The caller's
-    thread id"), which answer a section run on a server as its caller with its caller's kernel
-    thread id, and are the C library's calls everywhere else: where librcl can run a section
-    as its caller (x86-64, AArch64). rcl-rewrite --librcl-gettid counts on it."""
+def thread_query_wrap():
+    """The program's gettid(), syscall() and prctl() go to librcl's (runtime/src/caller.c, "The
+    caller's thread id and name"), which answer a section run on a server as its caller with its
+    caller's kernel thread id and name, and are the C library's calls everywhere else: where
+    librcl can run a section as its caller (x86-64, AArch64). rcl-rewrite
+    --librcl-thread-queries counts on it."""
     if os.uname().machine in ("x86_64", "aarch64"):
-        return ["-Wl,--wrap=gettid,--wrap=syscall"]
+        return ["-Wl,--wrap=gettid,--wrap=syscall,--wrap=prctl"]
     return []
 
 
@@ -181,19 +182,19 @@ def link_flags(args, lib, script):
     Executables that load shared objects get -rdynamic (the runtime finds locks by name). The
     flags act on the link alone: a command that also compiles (`cc a.c -o prog`) compiles as
     it would without them, so the threads library is -lpthread, not -pthread (which defines
-    _REENTRANT, and a precompiled header made without it is refused). The program's gettid and
-    syscall go through librcl (thread_id_wrap). They come after the command's own words, where
+    _REENTRANT, and a precompiled header made without it is refused). The program's gettid,
+    syscall and prctl go through librcl (thread_query_wrap). They come after the command's own words, where
     a `-x LANGUAGE` of the command would still apply: `-x none` first lets the compiler tell
     them by their names again."""
     head = ["-x", "none"] if any(a == "-x" or (a.startswith("-x") and len(a) > 2)
                                  for a in args) else []
     if "-static" in args:
         return head + [need(lib.static, "librcl.a", script)] + lib.hwloc_static_libs + \
-            ["-lpthread"] + thread_id_wrap()
+            ["-lpthread"] + thread_query_wrap()
     shared = need(lib.shared, "librcl.so", script)
     flags = head + [shared, "-Wl,-rpath," + os.path.dirname(shared)] + lib.hwloc_libs
     return flags + ["-lpthread"] + ([] if "-shared" in args else ["-rdynamic"]) + \
-        thread_id_wrap()
+        thread_query_wrap()
 
 
 # The first bytes of the files whose symbols a link takes: ELF objects, archives, LLVM bitcode

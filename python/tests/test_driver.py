@@ -35,7 +35,7 @@ class LinkFlagsTest(unittest.TestCase):
     def test_shared_by_default_static_for_static_links(self):
         for f in (self.static, self.shared):
             open(f, "w").close()
-        wrap = driver.thread_id_wrap()
+        wrap = driver.thread_query_wrap()
         self.assertEqual(self.flags(["a.o"]), [self.shared, "-Wl,-rpath," + self.dir, "-lhwloc",
                                                "-lpthread", "-rdynamic"] + wrap)
         self.assertEqual(self.flags(["-shared", "a.o"]),
@@ -44,9 +44,9 @@ class LinkFlagsTest(unittest.TestCase):
                          [self.static, "-lhwloc", "-lm", "x.a", "-lpthread"] + wrap)
 
     def test_gettid_and_syscall_go_through_librcl_where_sections_run_as_callers(self):
-        wrap = driver.thread_id_wrap()
+        wrap = driver.thread_query_wrap()
         if os.uname().machine in ("x86_64", "aarch64"):
-            self.assertEqual(wrap, ["-Wl,--wrap=gettid,--wrap=syscall"])
+            self.assertEqual(wrap, ["-Wl,--wrap=gettid,--wrap=syscall,--wrap=prctl"])
         else:
             self.assertEqual(wrap, [])
 

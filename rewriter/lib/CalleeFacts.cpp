@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <functional>
 #include <set>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -28,7 +29,7 @@ static std::optional<std::string> namedHazard(StringRef Name, bool InCallee) {
     if (Name == "pthread_getspecific" || Name == "pthread_setspecific")
         return "uses its thread's thread-specific data (" + Name.str() + ")";
     // The kernel's: librcl answers it for a section run as its caller where the program's
-    // links let it (setLibrclAnswersGettid).
+    // links let it (setLibrclAnswersThreadQueries).
     if (Name == "gettid") return std::string("asks its thread's kernel id (gettid)");
     if (Name == "pthread_exit") return std::string("depends on the calling thread's identity");
     // A section run as its caller runs with the caller's cancellation disabled.
@@ -102,6 +103,11 @@ static std::optional<std::string> threadIdentityReason(const CallExpr *Call, boo
         }
         return std::nullopt;
     }
+    // The calling thread's name, prctl(PR_GET_NAME, buf): librcl answers it for a section run as
+    // its caller where the program's links let it (setLibrclAnswersThreadQueries); any other
+    // prctl acts on the server (namedHazard).
+    if (Name == "prctl" && constantFirstArgument(Call) == PR_GET_NAME)
+        return std::string("asks its thread's name (prctl PR_GET_NAME)");
     // The calling thread's CPU time: clock_gettime(CLOCK_THREAD_CPUTIME_ID, ...),
     // getrusage(RUSAGE_THREAD, ...): the kernel's, the server's on a server.
     if ((Name == "clock_gettime" || Name == "getrusage") && Call->getNumArgs() == 2) {

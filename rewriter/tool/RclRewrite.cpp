@@ -140,12 +140,13 @@ static cl::opt<bool> AssumeUnknownCalleesSafe(
              "default it is refused: the callee might rename, inspect or signal the calling "
              "thread, which would be the server; see --facts-dir)"),
     cl::cat(Category));
-static cl::opt<bool> LibrclGettid(
-    "librcl-gettid",
-    cl::desc("The program's links route gettid() and syscall(SYS_gettid) through librcl, which "
-             "answers a section run as its caller with its caller's kernel thread id (rcl-cc's "
-             "links do: -Wl,--wrap=gettid,--wrap=syscall): a section that asks its thread's id "
-             "converts, run as its caller. Without it such a section is refused"),
+static cl::opt<bool> LibrclThreadQueries(
+    "librcl-thread-queries",
+    cl::desc("The program's links route gettid(), syscall(SYS_gettid) and prctl(PR_GET_NAME) "
+             "through librcl, which answers a section run as its caller with its caller's kernel "
+             "thread id and name (rcl-cc's links do: -Wl,--wrap=gettid,--wrap=syscall,"
+             "--wrap=prctl): a section that asks them converts, run as its caller. Without it "
+             "such a section is refused"),
     cl::cat(Category));
 static cl::opt<bool> NoCompileCheck(
     "no-compile-check",
@@ -366,7 +367,7 @@ int main(int argc, const char **argv) {
     Session.Quiet = Quiet;
     Session.NoNestedLocks = NoNestedLocks;
     Session.RequireCalleeFacts = !AssumeUnknownCalleesSafe;
-    rcl::setLibrclAnswersGettid(LibrclGettid);
+    rcl::setLibrclAnswersThreadQueries(LibrclThreadQueries);
     Session.ResolveCopy = ResolveCopy;
     if (!FactsDir.empty()) {
         Session.FactsDir = FactsDir;

@@ -48,16 +48,19 @@
  * such a section is not supported: rcl-rewrite refuses those sections, and librcl stops the
  * program with a message if one comes anyway.
  *
- * The caller's thread id. rcl-cc links every program and library with -Wl,--wrap=gettid and
- * -Wl,--wrap=syscall, so that their calls of gettid() and syscall() reach __wrap_gettid and
- * __wrap_syscall here (rcl-rewrite --librcl-gettid then lets a section that asks its thread's
- * kernel id run as its caller). Outside such a section they are the C library's calls (the
- * same system call; syscall's errno on failure). Inside one, on the server, the answer to
- * gettid is the client's id: rcl_caller_tid, a thread-local variable of the client's block
- * that the client fills before its first post (rcl_caller_enter, with a direct system call)
- * and that its fork handler clears in a child, whose thread has another id. The server reads
- * it through the client's thread pointer, like rcl_as_caller; the request's acquire/release
- * pair orders the client's write before the read.
+ * The caller's thread id and name. rcl-cc links every program and library with
+ * -Wl,--wrap=gettid,--wrap=syscall,--wrap=prctl, so that their calls of gettid(), syscall() and
+ * prctl() reach __wrap_gettid, __wrap_syscall and __wrap_prctl here (rcl-rewrite
+ * --librcl-thread-queries then lets a section that asks its thread's kernel id or name run as
+ * its caller). Outside such a section they are the C library's calls (the same system call;
+ * -1 and errno on failure). Inside one, on the server, gettid() and syscall(SYS_gettid) return
+ * the client's id: rcl_caller_tid, a thread-local variable of the client's block that the
+ * client fills before its first post (rcl_caller_enter, with a direct system call) and that its
+ * fork handler clears in a child, whose thread has another id. The server reads it through the
+ * client's thread pointer, like rcl_as_caller; the request's acquire/release pair orders the
+ * client's write before the read. prctl(PR_GET_NAME) reads the client's name where the kernel
+ * keeps it, /proc/self/task/<id>/comm (the name may change at any time, from any thread, as
+ * the kernel's answer would), with direct system calls; its failure sets errno, the client's.
  *
  * When it is available: x86-64 with FSGSBASE enabled by the kernel (Linux 5.9 and later, on
  * processors since 2012; AT_HWCAP2), and AArch64. Not in a build with a sanitizer, whose own
@@ -68,7 +71,10 @@
 #include "internal.h"
 
 #include <signal.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <string.h>
+#include <sys/prctl.h>
 #include <sys/auxv.h>
 
 #ifndef HWCAP2_FSGSBASE
@@ -136,7 +142,7 @@ __attribute__((noinline, no_stack_protector)) int rcl_run_as_caller(rcl_cs_fn fn
     return r;
 }
 
-/* The program's gettid() and syscall() (rcl-cc's links, above). Each reads rcl_as_caller
+/* The program's gettid(), syscall() and prctl() (rcl-cc's links, above). Each reads rcl_as_caller
  * itself: on a server running a section as its caller that is the client's block. */
 RCL_API pid_t __wrap_gettid(void) {
     if (rcl_as_caller) return rcl_caller_tid;
@@ -157,4 +163,48 @@ RCL_API long __wrap_syscall(long nr, ...) {
         return -1;
     }
     return r;
+}
+
+/* The client's name, as the kernel's PR_GET_NAME writes it into Out: 16 bytes, the name and
+ * NULs after it. */
+static int caller_name(char *out) {
+    char path[48] = "/proc/self/task/", digits[12];
+    size_t len = strlen(path), n = 0;
+    for (unsigned v = (unsigned)rcl_caller_tid; n == 0 || v; v /= 10)
+        digits[n++] = (char)('0' + v % 10);
+    while (n)
+        path[len++] = digits[--n];
+    memcpy(path + len, "/comm", sizeof "/comm");
+    long fd = rcl_sys6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
+    if (fd < 0) {
+        errno = (int)-fd;
+        return -1;
+    }
+    char name[17] = {0};
+    long got = rcl_sys6(SYS_read, fd, (long)name, 16, 0, 0, 0);
+    rcl_sys6(SYS_close, fd, 0, 0, 0, 0, 0);
+    if (got < 0) {
+        errno = (int)-got;
+        return -1;
+    }
+    char *end = memchr(name, '\n', sizeof name);
+    if (end) *end = '\0';
+    memset(out, 0, 16);
+    memcpy(out, name, strnlen(name, 15));
+    return 0;
+}
+
+RCL_API int __wrap_prctl(int option, ...) {
+    va_list ap;
+    va_start(ap, option);
+    unsigned long a = va_arg(ap, unsigned long), b = va_arg(ap, unsigned long);
+    unsigned long c = va_arg(ap, unsigned long), d = va_arg(ap, unsigned long);
+    va_end(ap);
+    if (option == PR_GET_NAME && rcl_as_caller) return caller_name((char *)a);
+    long r = rcl_sys6(SYS_prctl, option, (long)a, (long)b, (long)c, (long)d, 0);
+    if ((unsigned long)r > -4096UL) {
+        errno = (int)-r;
+        return -1;
+    }
+    return (int)r;
 }

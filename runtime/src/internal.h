@@ -480,9 +480,10 @@ extern RCL_HIDDEN RCL_TLS unsigned rcl_own_code;
 /* caller.c: sections run on a server as their caller. */
 extern RCL_HIDDEN RCL_TLS bool rcl_as_caller;   /* in the client's block, while the server runs */
 extern RCL_HIDDEN RCL_TLS pid_t rcl_caller_tid; /* the client's kernel thread id (caller.c) */
-/* The program's gettid() and syscall() under rcl-cc's links (-Wl,--wrap; caller.c). */
+/* The program's gettid(), syscall() and prctl() under rcl-cc's links (-Wl,--wrap; caller.c). */
 RCL_API pid_t __wrap_gettid(void);
 RCL_API long __wrap_syscall(long nr, ...);
+RCL_API int __wrap_prctl(int option, ...);
 struct rcl_caller_save {
     sigset_t mask;
     int cancel;

@@ -1,7 +1,7 @@
 // Calls that act on the calling thread would act on the server: renaming it (prctl
 // PR_SET_NAME, pthread_setname_np(pthread_self())), its CPU affinity, its priority, its thread
-// id (gettid, syscall(SYS_gettid); with --librcl-gettid they convert: gettid-as-caller.test),
-// its signal mask (sigprocmask, sigsuspend) and its CPU time
+// id (gettid, syscall(SYS_gettid); with --librcl-thread-queries they convert:
+// gettid-as-caller.test), its signal mask (sigprocmask, sigsuspend) and its CPU time
 // (clock_gettime(CLOCK_THREAD_CPUTIME_ID), getrusage(RUSAGE_THREAD); another clock, or the
 // process's usage, converts). Refused
 // (/work/shared/cases/thread_rename_in_section.c was converted and renamed the server); the

@@ -30,7 +30,9 @@ code does around critical sections:
   section inside a statement macro and a lock and an unlock each inside its own `#if` block
   (both converted in rcl-cc's copy: --resolve-copy), C11 mtx_t sections, and sections that use
   their thread's state (a thread-local accumulator, pthread_self, a kernel id cached from
-  syscall(SYS_gettid) with rcl-cc's gettid wraps: run as their callers).
+  syscall(SYS_gettid), the name from prctl(PR_GET_NAME), these two with rcl-cc's wraps: run as
+  their callers), and checked wrappers whose test assigns the result to a file-scope variable
+  (PortAudio's PA_ENSURE_SYSTEM).
 
 main() calls every function in one thread (a checksum of their results), then 2 threads call
 the functions whose results depend only on their arguments (their sections only add to their
@@ -179,8 +181,8 @@ void *pvalloc(size_t size) { return alloc_bump((size + 4095) & ~(size_t)4095, 40
 """
 
 # rcl-cc's links: the program's gettid and syscall through librcl (python/rcltools/driver.py).
-TID_WRAP = ["-Wl,--wrap=gettid,--wrap=syscall"] if os.uname().machine in ("x86_64", "aarch64") \
-    else []
+TID_WRAP = ["-Wl,--wrap=gettid,--wrap=syscall,--wrap=prctl"] \
+    if os.uname().machine in ("x86_64", "aarch64") else []
 
 # The rcl-rewrite options a helper needs: its wrappers declared.
 WRAPPERS = {"wrapper": ("my_lock", "my_unlock"), "sync": ("my_lock", "my_unlock"),
@@ -337,10 +339,14 @@ class Section:
         if 2 in rounds and self.family != "worker-loop" and state.random() < 0.15:
             self.caller_state = state.choice(["tls", "tls-callee", "self-callee"])
             # Its thread's kernel id, cached in a thread-local variable as libusb's
-            # usbi_get_tid does (rcl-cc's links answer it: --librcl-gettid, link_args); its own
-            # draw, so that the draws above stay as they were for earlier seeds.
+            # usbi_get_tid does (rcl-cc's links answer it: --librcl-thread-queries, link_args);
+            # its own draw, so that the draws above stay as they were for earlier seeds.
             if TID_WRAP and state.random() < 0.5:
                 self.caller_state = "tid-callee"
+            # Or its name, compared with main's (PulseAudio's log lines ask prctl(PR_GET_NAME);
+            # a server is named otherwise).
+            if TID_WRAP and state.random() < 0.3:
+                self.caller_state = "name-callee"
 
         # A checked wrapper whose test assigns the result to a file-scope variable, in place of
         # some checked wrappers: its own draw, as above.
@@ -404,6 +410,13 @@ class Section:
         if self.caller_state == "self-callee":
             out += ("static unsigned long who_%d(void)\n{\n"
                     "    return pthread_equal(pthread_self(), main_%d) ? 1 : 2;\n}\n" % (k, k))
+        if self.caller_state == "name-callee":
+            out += ("static char main_name_%d[17];\n"
+                    "static unsigned long whose_name_%d(void)\n{\n"
+                    "    char n[17] = {0};\n"
+                    "    if (prctl(PR_GET_NAME, (unsigned long)n, 0, 0, 0) != 0)\n"
+                    "        return 3;\n"
+                    "    return strcmp(n, main_name_%d) == 0 ? 1 : 2;\n}\n" % (k, k, k))
         if self.caller_state == "tid-callee":
             out += ("static __thread long tid_%d;\n"
                     "static unsigned long whose_tid_%d(void)\n{\n"
@@ -440,6 +453,8 @@ class Section:
     def init_lines(self):
         """What main() does before the first call (a C11 mutex has no static initializer)."""
         out = ["    main_%d = pthread_self();" % self.k] if self.caller_state else []
+        if self.caller_state == "name-callee":
+            out.append("    prctl(PR_GET_NAME, (unsigned long)main_name_%d, 0, 0, 0);" % self.k)
         if self.family == "c11":
             out += ["    if (mtx_init(&m_%d, mtx_plain) != thrd_success)" % self.k,
                     "        abort();"]
@@ -562,6 +577,8 @@ class Section:
             out.append(ind + "%s += who_%d();" % (c, k))
         elif self.caller_state == "tid-callee":
             out.append(ind + "%s += whose_tid_%d();" % (c, k))
+        elif self.caller_state == "name-callee":
+            out.append(ind + "%s += whose_name_%d();" % (c, k))
         if self.caller_state:
             stats["caller-state:" + self.caller_state] += 1
         if self.reads_counter:
@@ -808,11 +825,11 @@ class Program:
         if any(self.sections[k].family in RESOLVED for k in keep):
             out += ["--resolve-copy", "--line-directives"]
         if self.asks_tid(keep):
-            out.append("--librcl-gettid")
+            out.append("--librcl-thread-queries")
         return out
 
     def asks_tid(self, keep):
-        return any(self.sections[k].caller_state == "tid-callee" for k in keep)
+        return any(self.sections[k].caller_state in ("tid-callee", "name-callee") for k in keep)
 
     @property
     def link_args(self):
@@ -838,8 +855,8 @@ class Program:
                "#include <string.h>", ""]
         if self.asks_tid(keep):
             # (syscall is declared by <unistd.h> only with _DEFAULT_SOURCE, which -std=c11 drops)
-            out[-1:-1] = ["#include <sys/syscall.h>", "#include <unistd.h>",
-                          "long syscall(long, ...);"]
+            out[-1:-1] = ["#include <sys/prctl.h>", "#include <sys/syscall.h>",
+                          "#include <unistd.h>", "long syscall(long, ...);"]
         if any(s.family == "c11" for s in secs):
             out.insert(-1, "#include <threads.h>")
         for h in self.helpers(keep):

@@ -1,5 +1,6 @@
 //===- CopyResolution.cpp - make explicit what the preprocessor did ---------===//
 #include "CopyResolution.h"
+#include "clang/AST/ParentMapContext.h"
 
 #include "clang/Lex/PPCallbacks.h"
 #include <algorithm>
@@ -223,6 +224,41 @@ std::pair<unsigned, unsigned> CopyOrigin::lineColumn(unsigned Offset) const {
             Start = I + 1;
         }
     return {Line, Offset - Start + 1};
+}
+
+const Expr *discardedStatementExpression(ASTContext &Ctx, const CompoundStmt *Block) {
+    if (!Block) return nullptr;
+    for (const Stmt *S : Block->body())
+        if (isa<DeclStmt, LabelStmt>(S)) return nullptr;
+    auto parentOf = [&](const DynTypedNode &N) -> std::optional<DynTypedNode> {
+        DynTypedNodeList Parents = Ctx.getParents(N);
+        if (Parents.size() != 1) return std::nullopt;
+        return Parents[0];
+    };
+    std::optional<DynTypedNode> P = parentOf(DynTypedNode::create(*Block));
+    const Expr *Top = P ? P->get<StmtExpr>() : nullptr;
+    if (!Top) return nullptr;
+    for (;;) {
+        std::optional<DynTypedNode> Up = parentOf(DynTypedNode::create(*Top));
+        if (!Up) return nullptr;
+        if (Up->get<CompoundStmt>()) return Top; // a statement of a block
+        const auto *Paren = Up->get<ParenExpr>();
+        const auto *Cast = Up->get<CStyleCastExpr>();
+        if (Cast && !Cast->getType()->isVoidType()) return nullptr;
+        if (!Paren && !Cast) return nullptr;
+        Top = Paren ? static_cast<const Expr *>(Paren) : Cast;
+    }
+}
+
+bool flattenStatementExpression(TextEdit &E) {
+    llvm::StringRef Text = E.Text;
+    size_t Breaks = Text.size() - Text.rtrim('\n').size();
+    Text = Text.rtrim('\n');
+    // The tokens, one space apart (PreprocessorTrace::expansion).
+    if (Text.consume_front("( void ) ")) Text = Text.ltrim();
+    if (!Text.consume_front("( {") || !Text.consume_back("} )")) return false;
+    E.Text = Text.trim().str() + std::string(Breaks, '\n');
+    return true;
 }
 
 } // namespace rcl

@@ -30,7 +30,25 @@ enum class Resolution {
     ExpandMacros,     ///< the section, or its lock or unlock, is written inside a macro use
     DropConditionals, ///< a preprocessor conditional crosses the section's boundary
     RotateLoop,       ///< a worker loop's sections cross its back edge (LoopRotation.h)
+    /// the lock is the statement of a statement expression written as a statement, `(void)({
+    /// ...; lock(m); })` (Tor's LOCK_LOGS, STMT_BEGIN/STMT_END under GCC and Clang): its macro
+    /// uses, and its unlocks', expanded without the statement expression
+    /// (flattenStatementExpression)
+    FlattenStatementExpressions,
 };
+
+/// The statement `(void)({ S... })` or `({ S... });` standing in a block, whose statement
+/// expression's block is Block: that expression (its value discarded), or null. Only where Block
+/// declares nothing and has no label, so that its statements may stand in the enclosing block
+/// instead, meaning the same (`{ S... }` there would too).
+const clang::Expr *discardedStatementExpression(clang::ASTContext &Ctx,
+                                                const clang::CompoundStmt *Block);
+
+/// E, the expansion of a macro use whose whole text is a discarded statement expression
+/// (discardedStatementExpression), with the statement expression's brackets and its cast to
+/// void taken away: `( void ) ( { A ; B ; } )` becomes `A ; B ;` (line breaks kept). False
+/// when the text is not written so.
+bool flattenStatementExpression(TextEdit &E);
 
 /// The main file's preprocessing, recorded for the copy.
 class PreprocessorTrace {

@@ -8,6 +8,7 @@
 #include "SectionFinder.h"
 #include "StmtWalk.h"
 #include "clang/AST/ASTConsumer.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RawCommentList.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
@@ -214,7 +215,39 @@ class RewriteConsumer : public ASTConsumer {
             if (std::optional<TextEdit> E = Trace->expansion(Loc))
                 if (Expanded.insert(E->Offset).second) Out.push_back(*E);
         };
+        // The macro use holding Call, expanded without its statement expression where the use's
+        // whole text is the discarded statement expression whose block holds Call.
+        auto expandFlat = [&](const CallExpr *Call) {
+            SourceLocation Loc = Call->getBeginLoc();
+            if (!Loc.isMacroID()) return;
+            std::optional<TextEdit> E = Trace->expansion(Loc);
+            if (!E || Expanded.count(E->Offset)) return;
+            DynTypedNodeList Parents = Ctx.getParents(*Call);
+            const auto *Block = Parents.size() == 1 ? Parents[0].get<CompoundStmt>() : nullptr;
+            if (const Expr *Top = discardedStatementExpression(Ctx, Block)) {
+                const SourceManager &SM = Ctx.getSourceManager();
+                CharSourceRange Use = SM.getExpansionRange(Top->getSourceRange());
+                unsigned Begin = SM.getFileOffset(Use.getBegin());
+                unsigned End = SM.getFileOffset(Use.getEnd()) + (Use.isTokenRange() ? 1 : 0);
+                // (the use ends with its `)`, one character)
+                if (Begin == E->Offset && End == E->Offset + E->Length)
+                    flattenStatementExpression(*E);
+            }
+            Expanded.insert(E->Offset);
+            Out.push_back(*E);
+        };
         for (const Need &N : Needs) {
+            if (N.Kind == Resolution::FlattenStatementExpressions) {
+                expandFlat(N.Lock);
+                MutexRef Mutex = Api.mutexOf(N.Lock, LockOp::Lock);
+                walk(N.Function->getBody(), [&](const Stmt *S) {
+                    const auto *Call = dyn_cast<CallExpr>(S);
+                    if (Call && Api.classify(Call) == LockOp::Unlock &&
+                        sameMutex(Api.mutexOf(Call, LockOp::Unlock), Mutex, Ctx))
+                        expandFlat(Call);
+                });
+                continue;
+            }
             if (N.Kind == Resolution::RotateLoop) { // (SectionFinder::workerLoopRefusal asked)
                 if (std::optional<std::vector<TextEdit>> Edits = rotateWorkerLoop(
                         Ctx, Text, Api, N.Block, N.LockIndex, Api.mutexOf(N.Lock, LockOp::Lock),

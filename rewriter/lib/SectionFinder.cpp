@@ -616,11 +616,16 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
         }
         if (std::optional<unsigned> Loop = workerLoop(CS, Block))
             CS.Refused = workerLoopRefusal(CS, Block, *Loop, Where);
-        else
+        else {
             CS.Refused = refuse("the lock is still held at the end of its block (released in "
                                 "another block or function" +
                                     unpairedUnlock(CS, Block) + "); left as is, safe in mixed mode",
                                 Where);
+            // Its block is a statement expression written as a statement (Tor's LOCK_LOGS):
+            // rcl-cc's copy writes its statements in the enclosing block instead.
+            if (discardedStatementExpression(Ctx, Block))
+                CS.Refused->Resolve = Resolution::FlattenStatementExpressions;
+        }
         return CS;
     }
     CS.LastIndex = *Last;

@@ -31,8 +31,9 @@ code does around critical sections:
   (both converted in rcl-cc's copy: --resolve-copy), C11 mtx_t sections, and sections that use
   their thread's state (a thread-local accumulator, pthread_self, a kernel id cached from
   syscall(SYS_gettid), the name from prctl(PR_GET_NAME), these two with rcl-cc's wraps: run as
-  their callers), and checked wrappers whose test assigns the result to a file-scope variable
-  (PortAudio's PA_ENSURE_SYSTEM).
+  their callers), checked wrappers whose test assigns the result to a file-scope variable
+  (PortAudio's PA_ENSURE_SYSTEM), and lock macros written as statement expressions with a check
+  before the lock (Tor's LOCK_LOGS: converted in rcl-cc's copy).
 
 main() calls every function in one thread (a checksum of their results), then 2 threads call
 the functions whose results depend only on their arguments (their sections only add to their
@@ -67,6 +68,12 @@ HELPERS = collections.OrderedDict([
     ("macro", "#define LOCK(m) pthread_mutex_lock(m)\n#define UNLOCK(m) pthread_mutex_unlock(m)\n"),
     ("block", "#define BLOCK_LOCK(l) {pthread_mutex_lock(&(l));}\n"
               "#define BLOCK_UNLOCK(l) {pthread_mutex_unlock(&(l));}\n"),
+    # Tor's LOCK_LOGS: a check and the lock in a statement expression written as a statement
+    # (STMT_BEGIN/STMT_END under GCC and Clang); converted in rcl-cc's copy (--resolve-copy).
+    ("stmtexpr", "static int se_ready = 1;\n"
+                 "#define SE_LOCK(l) (void)({ if (!se_ready) abort(); pthread_mutex_lock(&(l)); })\n"
+                 "#define SE_UNLOCK(l) (void)({ if (!se_ready) abort(); "
+                 "pthread_mutex_unlock(&(l)); })\n"),
     ("wrapper", "static void my_lock(pthread_mutex_t *m)\n{\n    pthread_mutex_lock(m);\n}\n\n"
                 "static void my_unlock(pthread_mutex_t *m)\n{\n    pthread_mutex_unlock(m);\n}\n"),
     ("possess", "typedef struct { pthread_mutex_t mutex; unsigned long value; } lock;\n\n"
@@ -352,6 +359,9 @@ class Section:
         # some checked wrappers: its own draw, as above.
         self.assigning = self.family == "checked-wrapper" and random.Random(
             "assigning/%r/%d" % (rng.getstate()[1][:8], k)).random() < 0.5
+        # Block macros written as statement expressions (second round), in place of some.
+        self.stmtexpr = self.family == "block" and 2 in rounds and random.Random(
+            "stmtexpr/%r/%d" % (rng.getstate()[1][:8], k)).random() < 0.5
 
     def shape(self):
         """How the section is written, in a few words (refusals are counted by it)."""
@@ -380,7 +390,8 @@ class Section:
         need = set()
         if self.family in ("block", "wrapper", "possess", "sync", "optional-macro", "effects",
                            "fastpath", "checked-wrapper"):
-            need.add("assigning-wrapper" if self.assigning else self.family)
+            need.add("assigning-wrapper" if self.assigning else
+                     "stmtexpr" if self.stmtexpr else self.family)
         if self.family == "ifdef-cross":
             need.add("threads")
         if self.family == "sync":
@@ -463,6 +474,8 @@ class Section:
     def lock_lines(self, ind):
         k, f = self.k, self.family
         m = "&m_%d" % k
+        if f == "block" and self.stmtexpr:
+            return [ind + "SE_LOCK(m_%d);" % k]
         if f == "block":
             return [ind + "BLOCK_LOCK(m_%d)%s" % (k, ";" if self.block_semi else "")]
         if f == "wrapper":
@@ -510,6 +523,8 @@ class Section:
     def unlock_lines(self, ind, exit_=False):
         k, f = self.k, self.family
         m = "&m_%d" % k
+        if f == "block" and self.stmtexpr:
+            return [ind + "SE_UNLOCK(m_%d);" % k]
         if f == "block":
             return [ind + "BLOCK_UNLOCK(m_%d)%s" % (k, ";" if self.block_semi else "")]
         if f == "wrapper":
@@ -722,6 +737,8 @@ class Section:
             stats["unlock:" + self.unlock_form] += 1
         elif f in NEW_FAMILIES or f == "fastpath":
             stats[f] += 1
+        elif self.stmtexpr:
+            stats["lock:statement-expression-macro"] += 1
         else:
             stats[{"block": "lock:block-macro", "wrapper": "lock:wrapper",
                    "possess": "lock:wrapper-location-args", "sync": "synchronized-macro"}.get(
@@ -822,7 +839,7 @@ class Program:
         # One option per wrapper: rcl-rewrite takes `--lock-fn=a,b` as one name, "a,b".
         out = ["--lock-fn=" + f for f in lock] + ["--unlock-fn=" + f for f in unlock]
         # What only rcl-cc's copy converts: rewritten as rcl-cc does.
-        if any(self.sections[k].family in RESOLVED for k in keep):
+        if any(self.sections[k].family in RESOLVED or self.sections[k].stmtexpr for k in keep):
             out += ["--resolve-copy", "--line-directives"]
         if self.asks_tid(keep):
             out.append("--librcl-thread-queries")

@@ -832,6 +832,20 @@ bool SectionFinder::noteWrapperParts(CriticalSection &CS,
                                      const std::vector<const CallExpr *> &Unlocks) {
     auto definedBefore = [&](const FunctionDecl *Wrapper, const CallExpr *Call, StringRef Kind) {
         if (writtenBefore(Wrapper, CS.Function)) return true;
+        // A wrapper whose only effect is what its test assigned (SetOnSuccess): the copy names
+        // its parameters' types and those variables alone, each declared before the section's
+        // function (PortAudio's paUtilErr_, declared in its header, set by PaUnixMutex_Lock,
+        // written after the functions that call it).
+        WrapperSummary S = Api.summary(Wrapper, Kind == "lock" ? LockOp::Lock : LockOp::Unlock);
+        const SourceManager &SM = Ctx.getSourceManager();
+        SourceLocation FunctionAt = SM.getExpansionLoc(CS.Function->getBeginLoc());
+        auto declaredBefore = [&](const Decl *D) {
+            SourceLocation At = SM.getExpansionLoc(D->getCanonicalDecl()->getLocation());
+            return SM.isBeforeInTranslationUnit(At, FunctionAt);
+        };
+        if (S.Before.empty() && S.After.empty() && declaredBefore(Wrapper) &&
+            llvm::all_of(S.SetOnSuccess, [&](const auto &Set) { return declaredBefore(Set.first); }))
+            return true;
         CS.Refused = refuse(Kind.str() + " wrapper '" + Wrapper->getNameAsString() +
                                 "' does more than " + Kind.str() +
                                 " its first argument, and its definition is not written in this "

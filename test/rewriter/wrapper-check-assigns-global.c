@@ -5,6 +5,8 @@
 // there: the converted section sets it right after its lock (on the server), and the unlock
 // wrapper's part sets it once the section returns, so a section that reads it (and the code
 // after the unlock) sees what the original saw. Refused before ("it uses the result of the lock").
+// The wrappers are defined after the sections (their copies need only paUtilErr_ and the
+// parameter types, declared before).
 // The same test in the section itself: lock-result-assigned.c.
 // RUN: %rcl-rewrite --all --lock-fn=PaUnixMutex_Lock --unlock-fn=PaUnixMutex_Unlock %s -- %rcl_cflags > %t.c 2> %t.err
 // RUN: FileCheck %s < %t.c
@@ -46,19 +48,10 @@ typedef struct {
     pthread_mutex_t mtx;
 } PaUnixMutex;
 
-PaError PaUnixMutex_Lock(PaUnixMutex *self) {
-    PaError result = paNoError;
-    PA_ENSURE_SYSTEM(pthread_mutex_lock(&self->mtx), 0);
-error:
-    return result;
-}
-
-PaError PaUnixMutex_Unlock(PaUnixMutex *self) {
-    PaError result = paNoError;
-    PA_ENSURE_SYSTEM(pthread_mutex_unlock(&self->mtx), 0);
-error:
-    return result;
-}
+/* Defined below, after the sections that use them (as in pa_unix_util.c): the copies name
+ * only the parameter types and paUtilErr_, declared above. */
+PaError PaUnixMutex_Lock(PaUnixMutex *self);
+PaError PaUnixMutex_Unlock(PaUnixMutex *self);
 
 static PaUnixMutex m = {PTHREAD_MUTEX_INITIALIZER};
 static long counter;
@@ -91,4 +84,18 @@ int main(void) {
     printf("counter=%ld seen=%d after=%d err=%d host=%d\n", counter, seen, after, paUtilErr_,
            last_host_error);
     return 0;
+}
+
+PaError PaUnixMutex_Lock(PaUnixMutex *self) {
+    PaError result = paNoError;
+    PA_ENSURE_SYSTEM(pthread_mutex_lock(&self->mtx), 0);
+error:
+    return result;
+}
+
+PaError PaUnixMutex_Unlock(PaUnixMutex *self) {
+    PaError result = paNoError;
+    PA_ENSURE_SYSTEM(pthread_mutex_unlock(&self->mtx), 0);
+error:
+    return result;
 }

@@ -844,7 +844,8 @@ bool SectionFinder::noteWrapperParts(CriticalSection &CS,
             return SM.isBeforeInTranslationUnit(At, FunctionAt);
         };
         if (S.Before.empty() && S.After.empty() && declaredBefore(Wrapper) &&
-            llvm::all_of(S.SetOnSuccess, [&](const auto &Set) { return declaredBefore(Set.first); }))
+            llvm::all_of(S.SetOnSuccess,
+                         [&](const auto &Set) { return declaredBefore(Set.first); }))
             return true;
         CS.Refused = refuse(Kind.str() + " wrapper '" + Wrapper->getNameAsString() +
                                 "' does more than " + Kind.str() +

@@ -149,6 +149,15 @@ RCL_API pid_t __wrap_gettid(void) {
     return (pid_t)rcl_sys6(SYS_gettid, 0, 0, 0, 0, 0, 0);
 }
 
+/* A direct system call's result as the C library returns it: -1 and errno on failure. */
+static long c_library_result(long r) {
+    if ((unsigned long)r > -4096UL) {
+        errno = (int)-r;
+        return -1;
+    }
+    return r;
+}
+
 RCL_API long __wrap_syscall(long nr, ...) {
     if (nr == SYS_gettid && rcl_as_caller) return rcl_caller_tid;
     /* As the C library's syscall: six arguments read whatever the caller passed. */
@@ -157,12 +166,7 @@ RCL_API long __wrap_syscall(long nr, ...) {
     long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
     long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
     va_end(ap);
-    long r = rcl_sys6(nr, a, b, c, d, e, f);
-    if ((unsigned long)r > -4096UL) {
-        errno = (int)-r;
-        return -1;
-    }
-    return r;
+    return c_library_result(rcl_sys6(nr, a, b, c, d, e, f));
 }
 
 /* The client's name, as the kernel's PR_GET_NAME writes it into Out: 16 bytes, the name and
@@ -201,10 +205,6 @@ RCL_API int __wrap_prctl(int option, ...) {
     unsigned long c = va_arg(ap, unsigned long), d = va_arg(ap, unsigned long);
     va_end(ap);
     if (option == PR_GET_NAME && rcl_as_caller) return caller_name((char *)a);
-    long r = rcl_sys6(SYS_prctl, option, (long)a, (long)b, (long)c, (long)d, 0);
-    if ((unsigned long)r > -4096UL) {
-        errno = (int)-r;
-        return -1;
-    }
-    return (int)r;
+    return (int)c_library_result(
+        rcl_sys6(SYS_prctl, option, (long)a, (long)b, (long)c, (long)d, 0));
 }

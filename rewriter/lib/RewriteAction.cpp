@@ -210,44 +210,29 @@ class RewriteConsumer : public ASTConsumer {
                                      const SectionEmitter &Emitter) {
         std::vector<TextEdit> Out;
         std::set<unsigned> Expanded;
-        auto expand = [&](SourceLocation Loc) {
-            if (!Loc.isMacroID()) return;
-            if (std::optional<TextEdit> E = Trace->expansion(Loc))
-                if (Expanded.insert(E->Offset).second) Out.push_back(*E);
-        };
-        // The macro use holding Call, expanded without its statement expression where the use's
-        // whole text is the discarded statement expression whose block holds Call.
-        auto expandFlat = [&](const CallExpr *Call) {
-            SourceLocation Loc = Call->getBeginLoc();
+        // The macro use holding Loc, expanded. With Flat, the call there: where the use's whole
+        // text is the discarded statement expression whose block holds it, expanded without
+        // the statement expression (FlattenStatementExpressions).
+        auto expand = [&](SourceLocation Loc, const CallExpr *Flat = nullptr) {
             if (!Loc.isMacroID()) return;
             std::optional<TextEdit> E = Trace->expansion(Loc);
-            if (!E || Expanded.count(E->Offset)) return;
-            DynTypedNodeList Parents = Ctx.getParents(*Call);
-            const auto *Block = Parents.size() == 1 ? Parents[0].get<CompoundStmt>() : nullptr;
+            if (!E || !Expanded.insert(E->Offset).second) return;
+            const CompoundStmt *Block = nullptr;
+            if (Flat)
+                if (DynTypedNodeList Parents = Ctx.getParents(*Flat); Parents.size() == 1)
+                    Block = Parents[0].get<CompoundStmt>();
             if (const Expr *Top = discardedStatementExpression(Ctx, Block)) {
                 const SourceManager &SM = Ctx.getSourceManager();
                 CharSourceRange Use = SM.getExpansionRange(Top->getSourceRange());
                 unsigned Begin = SM.getFileOffset(Use.getBegin());
-                unsigned End = SM.getFileOffset(Use.getEnd()) + (Use.isTokenRange() ? 1 : 0);
                 // (the use ends with its `)`, one character)
+                unsigned End = SM.getFileOffset(Use.getEnd()) + (Use.isTokenRange() ? 1 : 0);
                 if (Begin == E->Offset && End == E->Offset + E->Length)
                     flattenStatementExpression(*E);
             }
-            Expanded.insert(E->Offset);
             Out.push_back(*E);
         };
         for (const Need &N : Needs) {
-            if (N.Kind == Resolution::FlattenStatementExpressions) {
-                expandFlat(N.Lock);
-                MutexRef Mutex = Api.mutexOf(N.Lock, LockOp::Lock);
-                walk(N.Function->getBody(), [&](const Stmt *S) {
-                    const auto *Call = dyn_cast<CallExpr>(S);
-                    if (Call && Api.classify(Call) == LockOp::Unlock &&
-                        sameMutex(Api.mutexOf(Call, LockOp::Unlock), Mutex, Ctx))
-                        expandFlat(Call);
-                });
-                continue;
-            }
             if (N.Kind == Resolution::RotateLoop) { // (SectionFinder::workerLoopRefusal asked)
                 if (std::optional<std::vector<TextEdit>> Edits = rotateWorkerLoop(
                         Ctx, Text, Api, N.Block, N.LockIndex, Api.mutexOf(N.Lock, LockOp::Lock),
@@ -264,15 +249,17 @@ class RewriteConsumer : public ASTConsumer {
                         Out.push_back(std::move(E));
                 continue;
             }
-            expand(N.Where);
+            // The lock's macro use and its unlocks' (ExpandMacros also the refusal's place).
+            bool Flatten = N.Kind == Resolution::FlattenStatementExpressions;
+            if (!Flatten) expand(N.Where);
             if (!N.Lock) continue;
-            expand(N.Lock->getBeginLoc());
+            expand(N.Lock->getBeginLoc(), Flatten ? N.Lock : nullptr);
             MutexRef Mutex = Api.mutexOf(N.Lock, LockOp::Lock);
             walk(N.Function->getBody(), [&](const Stmt *S) {
                 const auto *Call = dyn_cast<CallExpr>(S);
                 if (!Call || Api.classify(Call) != LockOp::Unlock) return;
                 if (sameMutex(Api.mutexOf(Call, LockOp::Unlock), Mutex, Ctx))
-                    expand(Call->getBeginLoc());
+                    expand(Call->getBeginLoc(), Flatten ? Call : nullptr);
             });
         }
         // Conditionals and expansions never overlap (a macro use holds no directive).

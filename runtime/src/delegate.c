@@ -474,19 +474,35 @@ static void runtime_start(void) {
     if (rcl_rt.cfg.lock_servers && rt_generation == 1) assign_by_name(rcl_rt.cfg.lock_servers);
 }
 
+static pthread_once_t fork_handlers = PTHREAD_ONCE_INIT;
 static void register_fork_handlers(void) {
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
+/* The fork handlers exist before anyone holds rt_init_lock: a fork while another thread starts
+ * the runtime waits for it (before_fork takes the lock) instead of leaving the child a lock held
+ * by a thread it does not have. They are registered when librcl is loaded, before main (or at
+ * dlopen, before any thread can have entered librcl), not at the first call: glibc (>= 2.34)
+ * drops its handler list's lock around each prepare handler, and a handler registered during
+ * a fork is left out of it, prepare and child alike. A thread that started the runtime while
+ * another library's prepare handler ran (AddressSanitizer's, the program's) registered them
+ * then, took rt_init_lock unseen, and the child hung at its first section
+ * (test/runtime/fork_during_start.c). Registered first, the runtime's child handler also runs
+ * before the other libraries' child handlers, which may make sections of their own; and its
+ * prepare handler runs after theirs, whose sections the servers still serve. */
+__attribute__((constructor)) static void register_fork_handlers_at_load(void) {
+    int err = errno;
+    rcl_own_code++; /* pthread_atfork allocates */
+    pthread_once(&fork_handlers, register_fork_handlers);
+    rcl_own_code--;
+    errno = err;
+}
+
 void rcl_runtime_ensure(void) {
     if (__builtin_expect(atomic_load_explicit(&rt_state, memory_order_acquire) == 2, 1)) return;
-    /* The fork handlers exist before anyone holds rt_init_lock: a fork while another thread
-     * starts the runtime waits for it (before_fork takes the lock) instead of leaving the child
-     * a lock held by a thread it does not have. */
     int err = errno; /* start-up's library calls must not change the caller's */
-    rcl_own_code++;  /* (pthread_atfork and start-up allocate) */
-    static pthread_once_t fork_handlers = PTHREAD_ONCE_INIT;
-    pthread_once(&fork_handlers, register_fork_handlers);
+    rcl_own_code++;  /* (start-up allocates) */
+    pthread_once(&fork_handlers, register_fork_handlers); /* (registered at load: see above) */
     pthread_mutex_lock(&rt_init_lock);
     if (atomic_load_explicit(&rt_state, memory_order_relaxed) != 2) {
         runtime_start();

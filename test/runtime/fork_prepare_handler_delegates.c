@@ -1,6 +1,6 @@
-// A pthread_atfork prepare handler registered before the runtime started runs after the
-// runtime's own (prepare handlers run in reverse order of registration), while the servers
-// are paused for the fork. If it takes a converted lock (a library flushing its state before
+// A pthread_atfork prepare handler registered before the runtime's own (by a constructor that
+// runs before librcl's: a library loaded earlier) runs after it (prepare handlers run in
+// reverse order of registration), while the servers are paused for the fork. If it takes a converted lock (a library flushing its state before
 // fork), its section runs in the caller (mixed mode) instead of waiting for a paused server.
 // Before the fix the fork hung.
 // RUN: %cc %s -o %t %rcl_libs
@@ -28,9 +28,12 @@ static void *worker(void *arg) {
         rcl_delegate(&m, inc, NULL);
     return NULL;
 }
+/* Before librcl's constructor (default priority), which registers the runtime's handlers. */
+__attribute__((constructor(101))) static void register_prepare(void) {
+    pthread_atfork(prepare, NULL, NULL);
+}
 int main(void) {
     alarm(30);
-    pthread_atfork(prepare, NULL, NULL); /* before the runtime's own handlers */
     run_threads(2, worker);               /* starts the runtime */
     int st = -1;
     for (int i = 0; i < 3; i++) {

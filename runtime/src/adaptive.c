@@ -69,6 +69,22 @@
  *     the server hide in it; its trials (both ways) are judged by calls per second alone, over
  *     the same 50 ms with the same quick abort, and trials of the server come as rarely as a
  *     crowded lock's;
+ *   - decisive (issue 33): a trial whose calls per second differ from the current path's by
+ *     RCL_DECISIVE (2x) or more is settled by them: a decisive loss ends a timed trial after
+ *     two epochs (10 ms) and pushes the next exploration 4x further instead of 2x; a decisive
+ *     win wins even where the calls' own times say otherwise (threads sharing a CPU: their
+ *     calls' times count their turns), and the next look at the old path comes
+ *     RCL_DECISIVE_EVERY epochs later, not 2 (emulated big/little, delegated: 7 looks at local
+ *     of 16 ms each at 0.3x the calls per second, 120 ms of a 1.5 s run, now ~20 ms); no
+ *     exploration before the current path's calls per second are known (its first epoch);
+ *   - overtaken: a crowded or waiting lock whose last trial of the server lost by calls per
+ *     second tries again before its second is up when the local path's calls per second have
+ *     since fallen below what the server made in that trial (threads that started later, or
+ *     moved to a slower CPU: a big/little run lost its first trial against the first epochs'
+ *     local path, then ran a second at half the delegated rate);
+ *   - a held trial is due at a time (st->due_ns): the local epoch running then ends then
+ *     (close_epoch), since a held lock samples as a settled one and its epochs are 8x longer
+ *     (the first trial of a big/little run came at 120 ms instead of 50);
  *   - a timed trial (crowded or waiting) samples one call in RCL_SAMPLE_TRIAL, and its epochs
  *     end after RCL_TRIAL_EPOCH_NS (with RCL_TIMED_MIN samples) as well as at 64 samples, so
  *     its quick abort comes after 10 ms whatever the tried path's calls cost; a delegated
@@ -139,6 +155,8 @@
 #define RCL_CROWDED_TRIAL_MAX  16000000000ull /* ... or, while trials lose, down to one in 16 s */
 #define RCL_CROWDED_CONFIRM_NS 50000000ull    /* ... whose confirmation lasts 50 ms, */
 #define RCL_TRIAL_ABORT_NS     10000000ull    /* ... or 10 ms if it clearly loses calls/s */
+#define RCL_DECISIVE           2 /* a trial's calls per second differ by this factor or more */
+#define RCL_DECISIVE_EVERY     8 /* ... a win's next look at the old path, in epochs */
 
 /* rcl.h's inline fast path reads the bits that say how calls run. */
 _Static_assert(RCL__PATH_RUN == (RCL_PATH_DELEGATE | RCL_PATH_EXPLORING), "path word bits");
@@ -248,18 +266,19 @@ static uint64_t crowded_wait(const struct rcl_adaptive_state *st) {
 }
 
 /* Back to `other` after a trial of the current path lost: the next exploration comes later
- * (explore_every doubles from at least `least`, up to RCL_EXPLORE_MAX), and so does the next
- * trial of a crowded lock's server. */
-static bool back_off(struct rcl_adaptive_state *st, enum rcl_path other, int least) {
+ * (explore_every doubles from at least `least`, up to RCL_EXPLORE_MAX; quadruples when the
+ * trial lost decisively), and so does the next trial of a crowded lock's server. */
+static bool back_off(struct rcl_adaptive_state *st, enum rcl_path other, int least, bool decisive) {
     if (other == RCL_PATH_LOCAL && st->crowded_trial) {
         uint64_t every = st->crowded_every_ns;
         st->crowded_every_ns = !every                              ? RCL_CROWDED_TRIAL_NS
                                : every < RCL_CROWDED_TRIAL_MAX / 2 ? 2 * every
                                                                    : RCL_CROWDED_TRIAL_MAX;
     }
-    st->explore_every = st->explore_every < least / 2         ? least
-                        : st->explore_every < RCL_EXPLORE_MAX ? 2 * st->explore_every
-                                                              : RCL_EXPLORE_MAX;
+    int grow = decisive ? 4 : 2;
+    st->explore_every = st->explore_every < least / 2                ? least
+                        : st->explore_every < RCL_EXPLORE_MAX / grow ? grow * st->explore_every
+                                                                     : RCL_EXPLORE_MAX;
     st->explore_in = st->explore_every;
     st->reason = faster(other);
     return true;
@@ -291,10 +310,27 @@ static void restart_walls(struct rcl_adaptive_state *st, enum rcl_path path, uin
     if (wall) note_wall(st, path, wall);
 }
 
+/* A timed trial's epochs so far (the last RCL_TRIAL_WALLS): their median wall time per
+ * sample, and the best (lowest) in *best. */
+static uint64_t trial_median(const struct rcl_adaptive_state *st, uint64_t *best) {
+    int n = st->trial_nwalls < RCL_TRIAL_WALLS ? st->trial_nwalls : RCL_TRIAL_WALLS;
+    uint64_t v[RCL_TRIAL_WALLS];
+    for (int i = 0; i < n; i++) { /* insertion sort: 16 at most, once per epoch of a trial */
+        uint64_t x = st->trial_walls[i];
+        int j = i;
+        for (; j > 0 && v[j - 1] > x; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+    *best = v[0];
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
                          const struct rcl_epoch *ep) {
     enum rcl_path other = cur == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
     uint64_t mean = ep->mean, wall = ep->wall;
+    st->due_ns = 0; /* (set again below while a trial of the server is held) */
     /* The path's estimate: a trial epoch's mean as it is; a steady epoch's smoothed (3/4 of
      * the old estimate), so that an exploration is compared with the path's level, not with
      * one epoch that a preempted holder made look twice as slow (kvstore at 4 threads on 2
@@ -373,7 +409,7 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
          * burst kept a lock where delegation won 1.6x local for the rest of the run, its local
          * epochs lasting 100-170 ms each). */
         int every = st->explore_every;
-        back_off(st, other, 4);
+        back_off(st, other, 4, false);
         st->explore_every = every < 1 ? 1 : every;
         st->explore_in = 1;
         st->reason = RCL_REASON_SERVER_PREEMPTED;
@@ -382,6 +418,8 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
     if (st->confirming) { /* the full epochs on `cur` after its exploration won */
         st->confirm_sum += mean;
         st->confirm_wall += wall;
+        if (st->confirm_until_ns && wall) /* a timed trial: each epoch's calls per second */
+            st->trial_walls[st->trial_nwalls++ % RCL_TRIAL_WALLS] = wall;
         /* Crowded (see below): the confirmation lasts RCL_CROWDED_CONFIRM_NS as well, so that
          * its calls per second include the scheduler's turns among the threads. */
         /* A timed trial (crowded or waiting) needs one epoch, not four: a lock whose calls
@@ -390,14 +428,27 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
         if (++st->confirm_n < (st->confirm_until_ns ? 1 : RCL_CONFIRM_EPOCHS)) return false;
         mean = st->confirm_sum / st->confirm_n;
         wall = st->confirm_wall / st->confirm_n;
+        /* A timed trial is judged by its epochs' median, and cut short only when its best epoch
+         * loses too: one epoch in which the whole machine stalled (a virtual CPU descheduled
+         * for 20 ms: 2,000,000 ticks per sample against 116,000 before and after it) ended a
+         * big/little run's trial that was winning 3x, and the lock stayed local for a second,
+         * in 4 runs of 10 one afternoon. */
+        uint64_t best = wall;
+        if (st->confirm_until_ns && st->trial_nwalls) {
+            wall = trial_median(st, &best);
+        }
         /* ... unless its calls per second clearly lose (by twice the margin) after
          * RCL_TRIAL_ABORT_NS: a losing trial then costs a fifth of what it did (kvstore at 4
          * threads on 2 CPUs ran 1.4x slower delegated) -- what lets the first trial come
-         * early (RCL_CROWDED_FIRST_NS). */
+         * early (RCL_CROWDED_FIRST_NS) -- or lose decisively (by RCL_DECISIVE) in its first two
+         * epochs (5 ms each at most): emulated big/little, delegated, looked at local now and
+         * then for 16 ms each time, at 0.3x of the delegated calls per second. */
+        bool decisive_loss = st->wall[other] && best && best > st->wall[other] * RCL_DECISIVE;
         if (st->confirm_until_ns && ep->now_ns < st->confirm_until_ns &&
-            !(st->wall[other] && wall &&
+            !(decisive_loss && st->trial_nwalls >= 2) &&
+            !(st->wall[other] && best &&
               ep->now_ns + RCL_CROWDED_CONFIRM_NS - st->confirm_until_ns >= RCL_TRIAL_ABORT_NS &&
-              wall * 100 > st->wall[other] * (100 + 2 * RCL_ADAPTIVE_MARGIN)))
+              best * 100 > st->wall[other] * (100 + 2 * RCL_ADAPTIVE_MARGIN)))
             return false;
         st->confirming = false;
         /* The calls must be cheaper, and the lock's calls per second must not drop: a caller's
@@ -406,20 +457,34 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
          * slower), the epochs' wall time does. */
         bool throughput_kept = !wall || !st->wall[other] ||
                                wall * 100 <= st->wall[other] * (100 + RCL_ADAPTIVE_MARGIN);
-        bool won =
-            st->by_rate /* waiting: calls per second alone, and they must rise */
-                ? wall && st->wall[other] &&
-                      wall * 100 < st->wall[other] * (100 - RCL_ADAPTIVE_MARGIN / 2)
-                : mean * 100 < st->est[other] * (100 - RCL_ADAPTIVE_MARGIN / 2) && throughput_kept;
+        /* Calls per second that rose decisively (by RCL_DECISIVE) win whatever the calls' own
+         * times say: those of a lock whose threads share a CPU count the turns the clients wait
+         * for it (emulated asymmetry, 4 threads on the little CPU: delegated calls made 3x the
+         * local path's calls per second while their mean cost per call, 21,000-93,000 ticks,
+         * lost to the local path's 56,000, and the lock went back for 40 ms at a third of the
+         * speed). */
+        bool decisive = wall && st->wall[other] && wall * RCL_DECISIVE <= st->wall[other];
+        bool won = st->by_rate /* waiting: calls per second alone, and they must rise */
+                       ? wall && st->wall[other] &&
+                             wall * 100 < st->wall[other] * (100 - RCL_ADAPTIVE_MARGIN / 2)
+                       : (mean * 100 < st->est[other] * (100 - RCL_ADAPTIVE_MARGIN / 2) &&
+                          throughput_kept) ||
+                             decisive;
         if (won) {
             /* Confirmed: look at the old path again soon -- unless the lock switched a short
              * while ago too: two paths about as good as each other under noise (kvstore at 4
              * threads on 2 CPUs switched 194 times a second), so each switch pushes the next
-             * look further away. */
+             * look further away; and not so soon when its calls per second won decisively
+             * (by RCL_DECISIVE, over a trial's 50 ms or 4 epochs): the old path is then unlikely to
+             * be better a few epochs later, and each look at it costs (emulated big/little: looks
+             * at local 40, 80, 160 ms after the switch, each at 0.3x the calls per second). */
             bool flapping = st->switches && st->epochs - st->switched_at < 64;
-            st->explore_every = !flapping                                 ? 2
-                                : st->explore_every < RCL_EXPLORE_MAX / 2 ? 2 * st->explore_every
-                                                                          : RCL_EXPLORE_MAX;
+            int first = decisive ? RCL_DECISIVE_EVERY : 2;
+            st->explore_every =
+                !flapping ? first
+                : st->explore_every < RCL_EXPLORE_MAX / 2
+                    ? (2 * st->explore_every > first ? 2 * st->explore_every : first)
+                    : RCL_EXPLORE_MAX;
             st->explore_in = st->explore_every;
             st->switched_at = st->epochs;
             st->compared_at = mean;
@@ -427,14 +492,18 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
             if (cur == RCL_PATH_DELEGATE) {
                 st->crowded_every_ns = 0; /* won: once a second again */
                 st->preempt_wait_ns = 0;
+                st->lost_trial_wall = 0;
             }
             st->reason = faster(cur);
             st->switches++;
             return false; /* stay */
         }
-        /* The short exploration's win was noise: back, and explore less often. */
+        /* The short exploration's win was noise: back, and explore less often (much less
+         * often when its calls per second lost decisively). A trial of the server judged by
+         * calls per second leaves what they were there (see "overtaken" below). */
         st->compared_at = st->est[other];
-        return back_off(st, other, 4);
+        if (st->by_rate && cur == RCL_PATH_DELEGATE) st->lost_trial_wall = wall;
+        return back_off(st, other, 4, decisive_loss);
     }
     if (st->exploring) { /* this epoch tried `cur`, coming from `other` */
         st->exploring = false;
@@ -465,10 +534,11 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
             st->confirm_wall = 0;
             st->by_rate = by_rate;
             st->confirm_until_ns = by_rate ? ep->now_ns + RCL_CROWDED_CONFIRM_NS : 0;
+            st->trial_nwalls = 0;
             return false;
         }
         st->compared_at = st->est[other];
-        return back_off(st, other, 2); /* back to the better one */
+        return back_off(st, other, 2, false); /* back to the better one */
     }
     /* Phase change: in two steady epochs in a row, the current path cost at least twice what
      * it cost when the two paths were last compared, and no less than the other path's
@@ -489,6 +559,13 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
         st->phase_hits = 0;
     }
     if (--st->explore_in > 0) return false;
+    /* No exploration before the current path's calls per second are known (its first epoch
+     * has none): a trial that wins by them decisively needs them (see "decisive"). One epoch
+     * more at the start. */
+    if (ep->now_ns && !st->nrecent[cur] && st->epochs < 4) {
+        st->explore_in = 1;
+        return false;
+    }
     /* Crowded: delegating would leave the lock's callers fewer CPUs than threads (the server
      * takes one they use). Whether delegation then pays shows only in calls per second over
      * several scheduler turns, not in a 16-call exploration (kvstore at 4 threads on 2 CPUs:
@@ -514,17 +591,31 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
     crowded = crowded && other == RCL_PATH_DELEGATE;
     waiting = waiting && other == RCL_PATH_DELEGATE;
     uint64_t last = st->trial_ns > st->crowded_since_ns ? st->trial_ns : st->crowded_since_ns;
+    /* Overtaken: the last trial of the server lost, and the calls per second the local path
+     * makes now (its last three steady epochs) are below what the server made in that trial
+     * -- the local path got slower since (threads that started later, or moved to a slower
+     * CPU: emulated big/little, where a lock that lost its first trial against the local
+     * path's first epochs then made half the delegated calls per second for a whole second,
+     * until the next trial). The next trial need not wait its second then; it still waits
+     * RCL_CROWDED_FIRST_NS after the last one. */
+    bool overtaken = st->lost_trial_wall && st->nrecent[cur] >= 3 &&
+                     st->wall[cur] * 100 > st->lost_trial_wall * (100 + RCL_ADAPTIVE_MARGIN) &&
+                     ep->now_ns - last >= RCL_CROWDED_FIRST_NS;
     if (other == RCL_PATH_DELEGATE && st->preempt_wait_ns && ep->now_ns &&
         ep->now_ns - st->preempt_seen_ns < st->preempt_wait_ns)
         hold = RCL_REASON_SERVER_PREEMPTED;
-    else if ((crowded || waiting) && ep->now_ns - last < crowded_wait(st))
+    else if ((crowded || waiting) && ep->now_ns - last < crowded_wait(st) && !overtaken)
         hold = waiting ? RCL_REASON_CONDITION_WAITS : RCL_REASON_CROWDED;
     else if (other == RCL_PATH_DELEGATE && ep->server_saturated)
         hold = RCL_REASON_SERVER_SATURATED;
     if (hold != RCL_REASON_NONE) {
-        /* (preempted: looked at again at every epoch, until the wait is over) */
+        /* (preempted, crowded, waiting: looked at again at every epoch until the wait is
+         * over, and the epoch that runs then ends when it is: close_epoch) */
         st->explore_in =
-            st->explore_every < 1 || hold == RCL_REASON_SERVER_PREEMPTED ? 1 : st->explore_every;
+            st->explore_every < 1 || hold != RCL_REASON_SERVER_SATURATED ? 1 : st->explore_every;
+        st->due_ns = hold == RCL_REASON_SERVER_PREEMPTED ? st->preempt_seen_ns + st->preempt_wait_ns
+                     : hold != RCL_REASON_SERVER_SATURATED ? last + crowded_wait(st)
+                                                           : 0;
         st->reason = hold;
         return false;
     }
@@ -731,16 +822,24 @@ static void close_epoch(struct rcl_lock_entry *e, struct rcl_server *s) {
          * an exploration's (5 ms, 4 samples at least after its untimed calls: beside two busy
          * processes, 20 delegated calls of 8 threads took 30 ms); and every delegated epoch
          * (20 ms at most), so that a server whose CPU became contended is noticed within
-         * ~50 ms, not after 64 samples of calls 16x slower. */
+         * ~50 ms, not after 64 samples of calls 16x slower. And the epoch of a local lock
+         * whose trial of the server is held (crowded, waiting, preempted) ends when the trial
+         * is due: sampled as a settled lock, its epochs are 8x longer, and the first trial
+         * came one such epoch late (emulated big/little: at 120 ms instead of 50, at 0.3x of
+         * the delegated calls per second meanwhile). */
         bool trial = e->st.confirming && e->st.confirm_until_ns;
-        bool timed = trial || e->st.exploring || cur == RCL_PATH_DELEGATE;
+        bool held = cur == RCL_PATH_LOCAL && !e->st.exploring && !e->st.confirming &&
+                    e->st.due_ns > ep.now_ns;
+        bool timed = trial || e->st.exploring || cur == RCL_PATH_DELEGATE || held;
+        uint64_t tpm = timed ? ticks_per_ms(now, ep.now_ns) : 0;
         if (timed)
-            atomic_store_explicit(&e->deadline,
-                                  now + ticks_per_ms(now, ep.now_ns) *
-                                            ((trial || e->st.exploring ? RCL_TRIAL_EPOCH_NS
-                                                                       : RCL_DELEGATED_EPOCH_NS) /
-                                             1000000),
-                                  memory_order_relaxed);
+            atomic_store_explicit(
+                &e->deadline,
+                held ? now + tpm * (e->st.due_ns - ep.now_ns) / 1000000
+                     : now + tpm * ((trial || e->st.exploring ? RCL_TRIAL_EPOCH_NS
+                                                              : RCL_DELEGATED_EPOCH_NS) /
+                                    1000000),
+                memory_order_relaxed);
         uint32_t next = cur | (e->st.exploring ? RCL_PATH_EXPLORING : 0) |
                         (settled ? RCL_PATH_SETTLED : 0) | (timed ? RCL_PATH_TIMED : 0) |
                         (trial ? RCL_PATH_TRIAL : 0);

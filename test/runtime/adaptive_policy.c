@@ -14,7 +14,10 @@
 // recent epochs, not a slow first one, and not without them; a delegated lock whose server is
 // preempted goes back to local after two such epochs and tries the server again 100 ms later,
 // then ever more rarely while that lasts (a server preempted but keeping the calls per second
-// stays).
+// stays); a held trial of the server says when it is due, and where delegation wins decisively
+// the lock looks at local rarely and briefly; a lock whose local path gets slower than the
+// server was in its last trial tries it again without waiting its second; one stalled epoch
+// does not decide a trial.
 // RUN: %cc %rcl_internal %s -o %t %rcl_libs
 // RUN: %t | FileCheck %s
 // CHECK: uncontended: local, 1000 epochs, delegated epochs 10, switches 0
@@ -34,8 +37,12 @@
 // CHECK: preempted: local 2 epochs after the server's CPU became contended, trials of the server at 402 ms and later, at least 100 ms apart: {{[0-9]+}}, each back after its exploration; delegate again after it ended, switches 2
 // CHECK: preempted, calls per second kept: delegate, switches 1
 // CHECK: slow first epoch: local, switches 0, the server first tried at epoch 5
-// CHECK: crowded from the second epoch: local, the server tried for 1 epoch
+// CHECK: crowded from the third epoch: local, the server tried for 1 epoch
 // CHECK: crowded, local's calls per second rise: local, switches 2
+// CHECK: crowded, delegation wins decisively: delegate, the held trial due at 51 ms, tried at {{5[0-9]}} ms; then {{[0-9]}} looks at local, {{[0-9]+}} ms local in 1.5 s
+// CHECK: a stalled epoch in the trial: delegate, switched at 1{{[0-9][0-9]}} ms
+// CHECK: calls per second rise decisively, calls look slower: delegate, switched at epoch {{[0-9]}}, switches 1
+// CHECK: crowded, overtaken: delegate, the second trial at 1{{[0-9][0-9]}} ms, switches 1
 // CHECK: cpu share: 2 threads on 2 CPUs with a server: local 1000, delegated 1200 -> local
 // CHECK: cpu share: 4 threads confined to a CPU without server:
 // CHECK-SAME: local 4000, delegated 2400 -> delegate
@@ -295,8 +302,9 @@ int main(void) {
                sf.switches, first);
     }
 
-    /* Crowded from the second epoch: the first epoch saw one thread (the others had not
-     * sampled yet), so the server was explored at once, and the lock was crowded when the
+    /* Crowded from the third epoch: the first epochs saw one thread (the others had not
+     * sampled yet), so the server was explored at once (at the second: the first has no calls
+     * per second to explore from), and the lock was crowded when the
      * exploration ended -- a trial by calls per second, with no local calls per second to
      * judge it by: it ran its whole 50 ms at a thousandth of the local path's calls. It must
      * come back after the exploration and wait for the local path's measures. One epoch per
@@ -308,12 +316,12 @@ int main(void) {
         for (int ms = 1; ms <= 40; ms++) {
             uint64_t m = p == RCL_PATH_DELEGATE ? 100000 : 1000;
             uint64_t w = p == RCL_PATH_DELEGATE ? 1000000 : ms == 1 ? 0 : 1000;
-            struct rcl_epoch ep = {m, w, (uint64_t)ms * 1000000, false, ms > 1, false, 0};
+            struct rcl_epoch ep = {m, w, (uint64_t)ms * 1000000, false, ms > 2, false, 0};
             delegated += p == RCL_PATH_DELEGATE;
             if (rcl_adaptive_decide(&cs2, p, &ep))
                 p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
         }
-        printf("crowded from the second epoch: %s, the server tried for %d epoch\n", name(p),
+        printf("crowded from the third epoch: %s, the server tried for %d epoch\n", name(p),
                delegated);
     }
 
@@ -336,6 +344,105 @@ int main(void) {
             if (ms == 500) CHECK(cb.switches == 1); /* delegated (now and then a trial) */
         }
         printf("crowded, local's calls per second rise: %s, switches %u\n", name(p), cb.switches);
+    }
+
+    /* Crowded, delegation wins decisively (emulated big/little: the delegated calls per second
+     * 3.4x the local ones, wall 1000 against 3400; one epoch per ms, 1.5 s). A held trial of the
+     * server says when it is due (close_epoch ends the held epoch then: a settled lock's epochs
+     * are long, and the first trial came 70 ms late). Once delegated, the lock looks at local
+     * RCL_DECISIVE_EVERY epochs after the switch, not 2, each look ends after two epochs (it
+     * loses decisively), and the next comes 4x later, not 2x.  */
+    {
+        struct rcl_adaptive_state bl = {0};
+        const uint64_t bmean[2] = {1000, 600}, bwall[2] = {3400, 1000};
+        int first = 0, looks = 0, local_after = 0;
+        uint64_t due = 0;
+        p = RCL_PATH_LOCAL;
+        for (int ms = 1; ms <= 1500; ms++) {
+            struct rcl_epoch ep = {bmean[p], bwall[p], (uint64_t)ms * 1000000, false, true,
+                                   false,    0};
+            enum rcl_path was = p;
+            bool exploring = bl.exploring;
+            if (rcl_adaptive_decide(&bl, p, &ep))
+                p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
+            if (!due && bl.reason == RCL_REASON_CROWDED) due = bl.due_ns;
+            if (was == RCL_PATH_LOCAL && p == RCL_PATH_DELEGATE && !exploring && !first) first = ms;
+            if (bl.switches && was == RCL_PATH_LOCAL) local_after++;
+            if (bl.switches && was == RCL_PATH_DELEGATE && p == RCL_PATH_LOCAL) looks++;
+        }
+        printf("crowded, delegation wins decisively: %s, the held trial due at %llu ms, tried at "
+               "%d ms; then %d looks at local, %d ms local in 1.5 s\n",
+               name(p), (unsigned long long)(due / 1000000), first, looks, local_after);
+        CHECK(p == RCL_PATH_DELEGATE && bl.switches == 1);
+        CHECK(looks <= 8 && local_after <= 3 * looks);
+    }
+
+    /* A stall in a trial: as in the block above (delegated calls per second 3.4x the local
+     * ones), but the trial's first epoch caught the whole machine stalled for 20 ms (wall
+     * 20,000). Judged by its epochs' median, cut short only when its best epoch loses too, the
+     * trial wins; by their mean, it ended at once and the lock stayed local for a second. */
+    {
+        struct rcl_adaptive_state sl = {0};
+        int switched = 0, in_trial = 0;
+        p = RCL_PATH_LOCAL;
+        for (int ms = 1; ms <= 1500; ms++) {
+            uint64_t w = p == RCL_PATH_LOCAL ? 3400 : sl.confirming && !in_trial++ ? 20000 : 1000;
+            struct rcl_epoch ep = {
+                p == RCL_PATH_LOCAL ? 1000 : 600, w, (uint64_t)ms * 1000000, false, true, false, 0};
+            if (rcl_adaptive_decide(&sl, p, &ep))
+                p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
+            if (sl.switches && !switched) switched = ms;
+        }
+        printf("a stalled epoch in the trial: %s, switched at %d ms\n", name(p), switched);
+        CHECK(p == RCL_PATH_DELEGATE && switched && switched < 200);
+    }
+
+    /* Calls per second that rise decisively win, whatever the calls' own times (emulated
+     * asymmetry, 4 threads sharing the little CPU: the delegated calls, measured 48,500,
+     * 70,216, 93,072 and 21,612 ticks in the four epochs of the confirmation, cost more than
+     * the local ones' 56,000 on average, while their calls per second were 3x the local path's:
+     * wall 100,000 against 320,000). One epoch per 3 ms, not crowded. */
+    {
+        struct rcl_adaptive_state dw = {0};
+        static const uint64_t dmeans[4] = {48500, 70216, 93072, 21612};
+        int k = 0, switched = 0;
+        p = RCL_PATH_LOCAL;
+        for (int i = 1; i <= 100; i++) {
+            bool confirming = dw.confirming;
+            uint64_t m = p == RCL_PATH_LOCAL ? 56000 : confirming ? dmeans[k++ % 4] : 27000;
+            uint64_t w = p == RCL_PATH_LOCAL ? (i == 1 ? 0 : 320000) : dw.exploring ? 0 : 100000;
+            struct rcl_epoch ep = {m, w, (uint64_t)i * 3000000, false, false, false, 0};
+            if (rcl_adaptive_decide(&dw, p, &ep))
+                p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
+            if (dw.switches && !switched) switched = i;
+        }
+        printf("calls per second rise decisively, calls look slower: %s, switched at epoch %d, "
+               "switches %u\n",
+               name(p), switched, dw.switches);
+        CHECK(p == RCL_PATH_DELEGATE && switched && switched < 10);
+    }
+
+    /* Crowded, overtaken: the first trial of the server loses (its calls per second, wall
+     * 1300, against the local path's 1000), then from 100 ms on the local path makes fewer
+     * calls per second than the server did in that trial (wall 2500: threads that started
+     * later, or moved to a slow CPU). The next trial comes then, not a second after the
+     * first, and wins. */
+    {
+        struct rcl_adaptive_state ov = {0};
+        int trials = 0, second = 0;
+        p = RCL_PATH_LOCAL;
+        for (int ms = 1; ms <= 1500; ms++) {
+            uint64_t w = p == RCL_PATH_DELEGATE ? 1300 : ms > 100 ? 2500 : 1000;
+            struct rcl_epoch ep = {1000, w, (uint64_t)ms * 1000000, false, true, false, 0};
+            bool exploring = ov.exploring;
+            if (rcl_adaptive_decide(&ov, p, &ep)) {
+                p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
+                if (p == RCL_PATH_DELEGATE && !exploring && ++trials == 2) second = ms;
+            }
+        }
+        printf("crowded, overtaken: %s, the second trial at %d ms, switches %u\n", name(p), second,
+               ov.switches);
+        CHECK(p == RCL_PATH_DELEGATE && second > 100 && second < 200);
     }
 
     /* The CPU share: delegation takes the server's CPU from the program while it runs. Raw

@@ -310,20 +310,15 @@ static void restart_walls(struct rcl_adaptive_state *st, enum rcl_path path, uin
     if (wall) note_wall(st, path, wall);
 }
 
-/* A timed trial's epochs so far (the last RCL_TRIAL_WALLS): their median wall time per
- * sample, and the best (lowest) in *best. */
-static uint64_t trial_median(const struct rcl_adaptive_state *st, uint64_t *best) {
-    int n = st->trial_nwalls < RCL_TRIAL_WALLS ? st->trial_nwalls : RCL_TRIAL_WALLS;
-    uint64_t v[RCL_TRIAL_WALLS];
-    for (int i = 0; i < n; i++) { /* insertion sort: 16 at most, once per epoch of a trial */
-        uint64_t x = st->trial_walls[i];
-        int j = i;
-        for (; j > 0 && v[j - 1] > x; j--)
-            v[j] = v[j - 1];
-        v[j] = x;
-    }
-    *best = v[0];
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+/* A timed trial's epochs so far: their mean wall time per sample without the worst one (when
+ * there are three or more). Every epoch holds the same number of samples, so the mean is the
+ * trial's calls per second; a median would not be (emulated big/little, 4 threads: the local
+ * path alternates between phases 4x apart as the scheduler moves the threads, its fast epochs
+ * are 4x shorter and more numerous, and their median made a losing look at local win). */
+static uint64_t trial_level(const struct rcl_adaptive_state *st) {
+    int n = st->trial_nwalls;
+    return n >= 3 ? (st->trial_sum - st->trial_max) / (uint64_t)(n - 1)
+                  : st->trial_sum / (uint64_t)n;
 }
 
 bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
@@ -418,8 +413,12 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
     if (st->confirming) { /* the full epochs on `cur` after its exploration won */
         st->confirm_sum += mean;
         st->confirm_wall += wall;
-        if (st->confirm_until_ns && wall) /* a timed trial: each epoch's calls per second */
-            st->trial_walls[st->trial_nwalls++ % RCL_TRIAL_WALLS] = wall;
+        if (st->confirm_until_ns && wall) { /* a timed trial: each epoch's calls per second */
+            st->trial_sum += wall;
+            st->trial_min = !st->trial_nwalls || wall < st->trial_min ? wall : st->trial_min;
+            st->trial_max = wall > st->trial_max ? wall : st->trial_max;
+            st->trial_nwalls++;
+        }
         /* Crowded (see below): the confirmation lasts RCL_CROWDED_CONFIRM_NS as well, so that
          * its calls per second include the scheduler's turns among the threads. */
         /* A timed trial (crowded or waiting) needs one epoch, not four: a lock whose calls
@@ -428,14 +427,15 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
         if (++st->confirm_n < (st->confirm_until_ns ? 1 : RCL_CONFIRM_EPOCHS)) return false;
         mean = st->confirm_sum / st->confirm_n;
         wall = st->confirm_wall / st->confirm_n;
-        /* A timed trial is judged by its epochs' median, and cut short only when its best epoch
-         * loses too: one epoch in which the whole machine stalled (a virtual CPU descheduled
-         * for 20 ms: 2,000,000 ticks per sample against 116,000 before and after it) ended a
-         * big/little run's trial that was winning 3x, and the lock stayed local for a second,
-         * in 4 runs of 10 one afternoon. */
+        /* A timed trial is judged by its epochs' mean without the worst one, and cut short only
+         * when its best epoch loses too: one epoch in which the whole machine stalled (a virtual
+         * CPU descheduled for 20 ms: 2,000,000 ticks per sample against 116,000 before and after
+         * it) ended a big/little run's trial that was winning 3x, and the lock stayed local for a
+         * second, in 4 runs of 10 one afternoon. */
         uint64_t best = wall;
         if (st->confirm_until_ns && st->trial_nwalls) {
-            wall = trial_median(st, &best);
+            wall = trial_level(st);
+            best = st->trial_min;
         }
         /* ... unless its calls per second clearly lose (by twice the margin) after
          * RCL_TRIAL_ABORT_NS: a losing trial then costs a fifth of what it did (kvstore at 4
@@ -535,6 +535,7 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
             st->by_rate = by_rate;
             st->confirm_until_ns = by_rate ? ep->now_ns + RCL_CROWDED_CONFIRM_NS : 0;
             st->trial_nwalls = 0;
+            st->trial_sum = st->trial_max = 0;
             return false;
         }
         st->compared_at = st->est[other];

@@ -551,9 +551,8 @@ struct rcl_adaptive_state {
     uint64_t due_ns; /* a trial of the server held (crowded, waiting, preempted) is due then */
     uint64_t lost_trial_wall; /* the last trial of the server, lost by calls per second: its
                                  wall time per sample (0: none, or it won since) */
-#define RCL_TRIAL_WALLS 16
-    uint64_t trial_walls[RCL_TRIAL_WALLS]; /* a timed trial's epochs' wall time per sample */
-    int trial_nwalls;                      /* ... how many (the last 16 are kept) */
+    uint64_t trial_sum, trial_min, trial_max; /* a timed trial's epochs' wall time per sample: */
+    int trial_nwalls;                         /* ... their sum, lowest, highest, and how many */
 };
 
 /* The decision at the end of an epoch that measured path cur (ep): true to switch to the other

@@ -17,7 +17,7 @@
 // stays); a held trial of the server says when it is due, and where delegation wins decisively
 // the lock looks at local rarely and briefly; a lock whose local path gets slower than the
 // server was in its last trial tries it again without waiting its second; one stalled epoch
-// does not decide a trial.
+// does not decide a trial, and a trial's calls per second are its epochs' mean.
 // RUN: %cc %rcl_internal %s -o %t %rcl_libs
 // RUN: %t | FileCheck %s
 // CHECK: uncontended: local, 1000 epochs, delegated epochs 10, switches 0
@@ -41,6 +41,7 @@
 // CHECK: crowded, local's calls per second rise: local, switches 2
 // CHECK: crowded, delegation wins decisively: delegate, the held trial due at 51 ms, tried at {{5[0-9]}} ms; then {{[0-9]}} looks at local, {{[0-9]+}} ms local in 1.5 s
 // CHECK: a stalled epoch in the trial: delegate, switched at 1{{[0-9][0-9]}} ms
+// CHECK: an alternating local path: delegate, switches 1, local epochs after the switch {{[0-9]+}}
 // CHECK: calls per second rise decisively, calls look slower: delegate, switched at epoch {{[0-9]}}, switches 1
 // CHECK: crowded, overtaken: delegate, the second trial at 1{{[0-9][0-9]}} ms, switches 1
 // CHECK: cpu share: 2 threads on 2 CPUs with a server: local 1000, delegated 1200 -> local
@@ -395,6 +396,29 @@ int main(void) {
         }
         printf("a stalled epoch in the trial: %s, switched at %d ms\n", name(p), switched);
         CHECK(p == RCL_PATH_DELEGATE && switched && switched < 200);
+    }
+
+    /* A look at an alternating local path: delegated (wall 1000), the local path runs three
+     * fast epochs (wall 750: the threads on the big CPU) for each slow one (3300: on the
+     * little one), each epoch the same number of calls. Its calls per second over the look are
+     * the mean's, (3 x 750 + 3300) / 4 = 1387: it loses. Judged by the epochs' median (750) it
+     * won, and the lock went local for good (each look lasts its 50 ms here: its best epochs
+     * win). */
+    {
+        struct rcl_adaptive_state al = {0};
+        int k = 0, local_epochs = 0;
+        p = RCL_PATH_LOCAL;
+        for (int ms = 1; ms <= 1500; ms++) {
+            uint64_t w = p == RCL_PATH_DELEGATE ? 1000 : ms < 200 ? 3400 : k++ % 4 == 3 ? 3300 : 750;
+            struct rcl_epoch ep = {p == RCL_PATH_LOCAL ? 1000 : 600, w, (uint64_t)ms * 1000000,
+                                   false, true, false, 0};
+            if (rcl_adaptive_decide(&al, p, &ep))
+                p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
+            local_epochs += al.switches && p == RCL_PATH_LOCAL;
+        }
+        printf("an alternating local path: %s, switches %u, local epochs after the switch %d\n",
+               name(p), al.switches, local_epochs);
+        CHECK(p == RCL_PATH_DELEGATE && al.switches == 1 && local_epochs < 300);
     }
 
     /* Calls per second that rise decisively win, whatever the calls' own times (emulated

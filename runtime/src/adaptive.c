@@ -316,9 +316,9 @@ static void restart_walls(struct rcl_adaptive_state *st, enum rcl_path path, uin
  * path alternates between phases 4x apart as the scheduler moves the threads, its fast epochs
  * are 4x shorter and more numerous, and their median made a losing look at local win). */
 static uint64_t trial_level(const struct rcl_adaptive_state *st) {
-    int n = st->trial_nwalls;
-    return n >= 3 ? (st->trial_sum - st->trial_max) / (uint64_t)(n - 1)
-                  : st->trial_sum / (uint64_t)n;
+    int n = st->trial_nwalls; /* (confirm_wall: their sum; an epoch without one adds 0) */
+    return n >= 3 ? (st->confirm_wall - st->trial_max) / (uint64_t)(n - 1)
+                  : st->confirm_wall / (uint64_t)n;
 }
 
 bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
@@ -414,7 +414,6 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
         st->confirm_sum += mean;
         st->confirm_wall += wall;
         if (st->confirm_until_ns && wall) { /* a timed trial: each epoch's calls per second */
-            st->trial_sum += wall;
             st->trial_min = !st->trial_nwalls || wall < st->trial_min ? wall : st->trial_min;
             st->trial_max = wall > st->trial_max ? wall : st->trial_max;
             st->trial_nwalls++;
@@ -535,7 +534,7 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
             st->by_rate = by_rate;
             st->confirm_until_ns = by_rate ? ep->now_ns + RCL_CROWDED_CONFIRM_NS : 0;
             st->trial_nwalls = 0;
-            st->trial_sum = st->trial_max = 0;
+            st->trial_max = 0;
             return false;
         }
         st->compared_at = st->est[other];

@@ -502,7 +502,9 @@ void rcl_runtime_ensure(void) {
     if (__builtin_expect(atomic_load_explicit(&rt_state, memory_order_acquire) == 2, 1)) return;
     int err = errno; /* start-up's library calls must not change the caller's */
     rcl_own_code++;  /* (start-up allocates) */
-    pthread_once(&fork_handlers, register_fork_handlers); /* (registered at load: see above) */
+    /* (registered at load, see above; but a program's constructor that librcl's has not
+     * preceded -- rcl_start in an allocator's files, in a static link -- may get here first) */
+    pthread_once(&fork_handlers, register_fork_handlers);
     pthread_mutex_lock(&rt_init_lock);
     if (atomic_load_explicit(&rt_state, memory_order_relaxed) != 2) {
         runtime_start();

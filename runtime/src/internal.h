@@ -549,10 +549,10 @@ struct rcl_adaptive_state {
     uint64_t preempt_wait_ns;        /* ... and how long the server is not tried since then */
     int preempt_hits;                /* delegated epochs in a row that found it preempted */
     uint64_t due_ns; /* a trial of the server held (crowded, waiting, preempted) is due then */
-    uint64_t lost_trial_wall; /* the last trial of the server, lost by calls per second: its
-                                 wall time per sample (0: none, or it won since) */
-    uint64_t trial_sum, trial_min, trial_max; /* a timed trial's epochs' wall time per sample: */
-    int trial_nwalls;                         /* ... their sum, lowest, highest, and how many */
+    uint64_t lost_trial_wall;      /* the last trial of the server, lost by calls per second: its
+                                      wall time per sample (0: none, or it won since) */
+    uint64_t trial_min, trial_max; /* a timed trial's epochs' wall time per sample: lowest, */
+    int trial_nwalls;              /* ... highest, and how many had one (their sum: confirm_wall) */
 };
 
 /* The decision at the end of an epoch that measured path cur (ep): true to switch to the other

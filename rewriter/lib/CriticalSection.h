@@ -28,6 +28,9 @@ struct Refusal {
     std::vector<std::string> UnknownCallees = {};
     /// What rcl-cc's copy could make explicit for the section to convert (CopyResolution).
     Resolution Resolve = Resolution::None;
+    /// With Resolution::JoinBranches: the index, in the block of the `if`, of the statement that
+    /// ends the section (BranchJoin.h).
+    unsigned JoinUntil = 0;
 };
 
 /// One way control leaves a critical section other than by its last statement: an unlock

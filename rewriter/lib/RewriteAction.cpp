@@ -3,6 +3,7 @@
 
 #include "CaptureAnalysis.h"
 #include "CopyResolution.h"
+#include "BranchJoin.h"
 #include "LoopRotation.h"
 #include "SectionEmitter.h"
 #include "SectionFinder.h"
@@ -232,7 +233,21 @@ class RewriteConsumer : public ASTConsumer {
             }
             Out.push_back(*E);
         };
+        // By the offset of their `if` (two sections may ask for one; the order is the text's).
+        std::map<unsigned, std::vector<TextEdit>> Joins;
         for (const Need &N : Needs) {
+            if (N.Kind == Resolution::JoinBranches) { // (SectionFinder::build asked)
+                std::optional<BranchJoin> Join = branchJoinOf(Ctx, N.Block);
+                std::optional<unsigned> At =
+                    Join ? Text.expansionOffset(Join->If->getBeginLoc()) : std::nullopt;
+                std::optional<std::vector<TextEdit>> Edits;
+                if (At && !Joins.count(*At))
+                    Edits = joinBranches(
+                        Ctx, Text, Api, *Join, N.JoinUntil, Api.mutexOf(N.Lock, LockOp::Lock),
+                        [&](unsigned Offset) { return Emitter.lineDirective(Offset); });
+                if (Edits) Joins.emplace(*At, std::move(*Edits));
+                continue;
+            }
             if (N.Kind == Resolution::RotateLoop) { // (SectionFinder::workerLoopRefusal asked)
                 if (std::optional<std::vector<TextEdit>> Edits = rotateWorkerLoop(
                         Ctx, Text, Api, N.Block, N.LockIndex, Api.mutexOf(N.Lock, LockOp::Lock),
@@ -262,7 +277,22 @@ class RewriteConsumer : public ASTConsumer {
                     expand(Call->getBeginLoc(), Flatten ? Call : nullptr);
             });
         }
-        // Conditionals and expansions never overlap (a macro use holds no directive).
+        // Conditionals and expansions never overlap (a macro use holds no directive). A join
+        // writes its tail twice and removes it once: all of its edits apply, or none (one that
+        // touches another edit's text, or another join's, is left out: its section stays
+        // refused).
+        auto meets = [](const TextEdit &A, const TextEdit &B) {
+            return A.Offset == B.Offset || (A.Offset < B.Offset ? B.Offset < A.Offset + A.Length
+                                                                : A.Offset < B.Offset + B.Length);
+        };
+        for (auto &[At, Edits] : Joins) {
+            bool Free = llvm::none_of(Edits, [&](const TextEdit &E) {
+                return llvm::any_of(Out, [&](const TextEdit &O) { return meets(E, O); });
+            });
+            if (Free)
+                for (TextEdit &E : Edits)
+                    Out.push_back(std::move(E));
+        }
         return Out;
     }
 
@@ -568,7 +598,7 @@ class RewriteConsumer : public ASTConsumer {
             if (CS.Refused) {
                 if (CS.Refused->Resolve != Resolution::None)
                     Needs.push_back({Fn, CS.Refused->Resolve, CS.LockCall, CS.Refused->Loc,
-                                     CS.Block, CS.LockIndex});
+                                     CS.Block, CS.LockIndex, CS.Refused->JoinUntil});
                 record(Text, Given, CS.LockName, CS.LockOffset, Fn, SectionRecord::Refused,
                        &*CS.Refused, nullptr);
                 continue;
@@ -708,6 +738,7 @@ class RewriteConsumer : public ASTConsumer {
         SourceLocation Where;
         const CompoundStmt *Block = nullptr; ///< the section's block (RotateLoop)
         unsigned LockIndex = 0;              ///< its lock statement's index there
+        unsigned JoinUntil = 0;              ///< (Refusal::JoinUntil)
     };
     std::vector<Need> Needs;
     bool UsesC11 = false;    ///< a converted section of this unit uses C11's mtx_t or cnd_t

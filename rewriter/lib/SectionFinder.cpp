@@ -1,6 +1,7 @@
 //===- SectionFinder.cpp - pair lock calls with their unlocks ---------------===//
 #include "SectionFinder.h"
 
+#include "BranchJoin.h"
 #include "LoopRotation.h"
 #include "ResultCheck.h"
 #include "StmtWalk.h"
@@ -153,7 +154,11 @@ bool SectionFinder::resultUsed(const CallExpr *Call) const {
 }
 
 unsigned SectionFinder::lineOf(SourceLocation Loc) const {
-    return Text.line(Text.expansionOffset(Loc).value_or(0));
+    // The presumed line, as diagnostics name it: in rcl-cc's copy, text moved or written twice
+    // (LoopRotation.h, BranchJoin.h) carries `#line` directives naming its original lines.
+    const SourceManager &SM = Ctx.getSourceManager();
+    PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Loc));
+    return P.isValid() ? P.getLine() : Text.line(Text.expansionOffset(Loc).value_or(0));
 }
 
 std::string SectionFinder::insideMacro(SourceLocation Loc) const {
@@ -617,10 +622,29 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
         if (std::optional<unsigned> Loop = workerLoop(CS, Block))
             CS.Refused = workerLoopRefusal(CS, Block, *Loop, Where);
         else {
-            CS.Refused = refuse("the lock is still held at the end of its block (released in "
-                                "another block or function" +
-                                    unpairedUnlock(CS, Block) + "); left as is, safe in mixed mode",
-                                Where);
+            // Taken in a branch of an `if` and released after it: rcl-cc's copy writes the
+            // statements up to the unlock into each branch (BranchJoin.h).
+            std::optional<BranchJoin> Join = branchJoinOf(Ctx, Block);
+            std::optional<unsigned> Until =
+                Join ? tailEnd(Join->Block, Join->Index + 1, CS.Mutex) : std::nullopt;
+            bool Joins =
+                Until && joinBranches(Ctx, Text, Api, *Join, *Until, CS.Mutex, [](unsigned) {
+                             return std::string();
+                         }).has_value();
+            CS.Refused = refuse(
+                "the lock is still held at the end of its block (released in another block or "
+                "function" +
+                    unpairedUnlock(CS, Block) + ")" +
+                    (Joins ? "; it is taken in a branch of an `if` and released after it: rcl-cc "
+                             "and `rcl build` write the statements up to the unlock into each "
+                             "branch in their copy (`rcl convert` does not)"
+                           : "") +
+                    "; left as is, safe in mixed mode",
+                Where);
+            if (Joins) {
+                CS.Refused->Resolve = Resolution::JoinBranches;
+                CS.Refused->JoinUntil = *Until;
+            }
             // Its block is a statement expression written as a statement (Tor's LOCK_LOGS):
             // rcl-cc's copy writes its statements in the enclosing block instead.
             if (discardedStatementExpression(Ctx, Block))
@@ -753,6 +777,25 @@ std::optional<unsigned> SectionFinder::workerLoop(const CriticalSection &CS,
             return lineOf(Block->body_begin()[K]->getBeginLoc());
     if (const Stmt *Loop = parent(Block); Loop && isWorkerLoop(Loop))
         return lineOf(Loop->getBeginLoc());
+    return std::nullopt;
+}
+
+std::optional<unsigned> SectionFinder::tailEnd(const CompoundStmt *Block, unsigned From,
+                                               const MutexRef &Mutex) const {
+    for (unsigned K = From; K < Block->size(); ++K) {
+        const Stmt *S = Block->body_begin()[K];
+        if (isOperationOn(S, LockOp::Unlock, Mutex)) return K;
+        const VarDecl *Stored = nullptr;
+        if (const CallExpr *Call = storedOperation(S, LockOp::Unlock, Stored);
+            Call && sameMutex(Api.mutexOf(Call, LockOp::Unlock), Mutex, Ctx))
+            return K;
+        std::vector<const CallExpr *> Unlocks, Locks;
+        collectCalls(S, LockOp::Unlock, Mutex, Unlocks);
+        if (!Unlocks.empty() && !fallsThrough(S, &Mutex)) return K;
+        // (an unlock on a path that leaves is an exit of the section)
+        collectCalls(S, LockOp::Lock, Mutex, Locks);
+        if (!Locks.empty()) return std::nullopt;
+    }
     return std::nullopt;
 }
 

@@ -33,7 +33,9 @@ code does around critical sections:
   syscall(SYS_gettid), the name from prctl(PR_GET_NAME), these two with rcl-cc's wraps: run as
   their callers), checked wrappers whose test assigns the result to a file-scope variable
   (PortAudio's PA_ENSURE_SYSTEM), and lock macros written as statement expressions with a check
-  before the lock (Tor's LOCK_LOGS: converted in rcl-cc's copy).
+  before the lock (Tor's LOCK_LOGS: converted in rcl-cc's copy), and the lock taken in the
+  branches of an `if` (both, a trylock-or-lock branch, an `else if` chain) and released after
+  it (converted in rcl-cc's copy, each branch its own section).
 
 main() calls every function in one thread (a checksum of their results), then 2 threads call
 the functions whose results depend only on their arguments (their sections only add to their
@@ -336,6 +338,15 @@ class Section:
                        "cont": worker.random() < 0.5,      # a continue with the lock held
                        "held": worker.random() < 0.6,      # the exit breaks holding the lock
                        "loop": worker.choice(["for (;;)", "while (1)"])}
+        # The lock taken in the branches of an `if` and released after it (second round,
+        # BranchJoin.h: APR's `if (timeout) timedlock; else lock;`, a trylock-or-lock branch, an
+        # `else if` chain), from a generator of its own.
+        join = random.Random("branch-join/%r/%d" % (rng.getstate()[1][:8], k))
+        self.branch = None
+        # (each branch takes the lock in the section's own lock form)
+        if 2 in rounds and self.family == "pthread" and self.outer in ("plain", "loop") and \
+                join.random() < 0.15:
+            self.branch = join.choice(["else", "trylock", "chain"])
         # The thread's state in the C library (second round), from a generator of its own: a
         # thread-local accumulator in the body or in a callee, pthread_self in a callee. The
         # server runs such a section as its caller (runtime/src/caller.c); run with the
@@ -368,6 +379,8 @@ class Section:
         f = self.family
         if f == "pthread":
             d = "lock %s, unlock %s" % (self.lock_form, self.unlock_form)
+            if self.branch:
+                d += ", lock in the branches of an if (%s)" % self.branch
         else:
             d = {"block": "block macros", "wrapper": "wrappers",
                  "possess": "wrappers with location arguments",
@@ -471,7 +484,7 @@ class Section:
                     "        abort();"]
         return out
 
-    def lock_lines(self, ind):
+    def lock_lines(self, ind, in_branch=False):
         k, f = self.k, self.family
         m = "&m_%d" % k
         if f == "block" and self.stmtexpr:
@@ -498,6 +511,18 @@ class Section:
             return ["#if LEGACY_THREADS", ind + "pthread_mutex_lock(%s);" % m, "#endif"]
         if f == "c11":
             return [ind + "if (mtx_lock(%s) != thrd_success)" % m, ind + "    abort();"]
+        if f == "pthread" and self.branch and not in_branch:
+            inner = ind + "    "
+            lock = self.lock_lines(inner, True)
+            first = [inner + "r += 1;"] + lock
+            if self.branch == "trylock":
+                first = [inner + "if (pthread_mutex_trylock(%s) != 0) {" % m] + \
+                    self.lock_lines(inner + "    ", True) + [inner + "}"]
+            out = [ind + "if ((a & 3) == 1) {"] + first
+            if self.branch == "chain":
+                out += [ind + "} else if ((a & 3) == 2) {", inner + "long t_ = a;",
+                        inner + "r += t_;"] + lock
+            return out + [ind + "} else {"] + lock + [ind + "}"]
         form = self.lock_form if f == "pthread" else "plain"
         call = "pthread_mutex_lock(%s)" % m
         if self.lock_continued:
@@ -732,6 +757,8 @@ class Section:
         if f == "pthread" and ("stored" in (self.lock_form, self.unlock_form) or
                                self.lock_form == "assigned"):
             lines.append(ind + "int rc;")
+        if f == "pthread" and self.branch:
+            stats["branch-join:" + self.branch] += 1
         if f == "pthread":
             stats["lock:" + self.lock_form] += 1
             stats["unlock:" + self.unlock_form] += 1
@@ -839,7 +866,8 @@ class Program:
         # One option per wrapper: rcl-rewrite takes `--lock-fn=a,b` as one name, "a,b".
         out = ["--lock-fn=" + f for f in lock] + ["--unlock-fn=" + f for f in unlock]
         # What only rcl-cc's copy converts: rewritten as rcl-cc does.
-        if any(self.sections[k].family in RESOLVED or self.sections[k].stmtexpr for k in keep):
+        if any(self.sections[k].family in RESOLVED or self.sections[k].stmtexpr or
+               self.sections[k].branch for k in keep):
             out += ["--resolve-copy", "--line-directives"]
         if self.asks_tid(keep):
             out.append("--librcl-thread-queries")

@@ -87,8 +87,12 @@ std::optional<std::string> SectionEmitter::getterDeclarations(const FunctionDecl
                                                               StringRef Attributes) const {
     std::optional<std::string> Proto = getterPrototype(LockWrapper, UnlockWrapper);
     if (!Proto) return std::nullopt;
-    std::string Hidden = "__attribute__((visibility(\"hidden\")))";
-    return "extern " + Hidden + " " + *Proto + Attributes.str() + ";\nextern " + Hidden +
+    // Default visibility, whatever -fvisibility the build uses: the pair's unit may be part of
+    // a shared library (APR's apr_thread_mutex_lock in libapr-1.so) whose callers, in the
+    // program or another library, find its getter at run time; a hidden one would be null there
+    // and their converted sections would never delegate.
+    std::string Visible = "__attribute__((visibility(\"default\")))";
+    return "extern " + Visible + " " + *Proto + Attributes.str() + ";\nextern " + Visible +
            " const unsigned " + remoteMutexParameters(LockWrapper->getName(), UnlockWrapper) +
            Attributes.str() + ";\n";
 }

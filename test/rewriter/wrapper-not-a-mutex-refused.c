@@ -8,7 +8,7 @@
 // from any of its parameters: wrapper-mutex-through-body.c.
 // RUN: %rcl-rewrite --all --lock-fn=call_lock --unlock-fn=call_unlock --lock-fn=late_lock --unlock-fn=late_unlock %s -- %rcl_cflags > %t.c 2> %t.err
 // Nothing else changes, but for late_lock/late_unlock's mutex getter (for other files' sections):
-// RUN: sed '/^void late_unlock/s# extern __attribute__((visibility("hidden"))) pthread_mutex_t \*rcl_mutex_of_9late_lock11late_unlock(.*\*/$##' %t.c | cmp %s -
+// RUN: sed '/^void late_unlock/s# extern __attribute__((visibility("default"))) pthread_mutex_t \*rcl_mutex_of_9late_lock11late_unlock(.*\*/$##' %t.c | cmp %s -
 // RUN: FileCheck %s --check-prefix=GETTER < %t.c
 // RUN: FileCheck %s < %t.err
 #include <pthread.h>
@@ -41,6 +41,6 @@ static pthread_mutex_t late_table[2] = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTE
 void late_lock(unsigned h) { pthread_mutex_lock(&late_table[h & 1]); }
 void late_unlock(unsigned h) { pthread_mutex_unlock(&late_table[h & 1]); }
 // GETTER-NOT: rcl_mutex_of_9call_lock
-// GETTER: void late_unlock(unsigned h) { pthread_mutex_unlock(&late_table[h & 1]); } extern __attribute__((visibility("hidden"))) pthread_mutex_t *rcl_mutex_of_9late_lock11late_unlock(unsigned int h); extern __attribute__((visibility("hidden"))) const unsigned rcl_mutex_parameters_of_9late_lock11late_unlock; pthread_mutex_t *rcl_mutex_of_9late_lock11late_unlock(unsigned int h) { return &late_table[h & 1]; } const unsigned rcl_mutex_parameters_of_9late_lock11late_unlock = 1u; /* added by rcl-rewrite: the mutex of late_lock/late_unlock for other files' delegated sections (null: run under the wrappers), and the parameters it depends on */
+// GETTER: void late_unlock(unsigned h) { pthread_mutex_unlock(&late_table[h & 1]); } extern __attribute__((visibility("default"))) pthread_mutex_t *rcl_mutex_of_9late_lock11late_unlock(unsigned int h); extern __attribute__((visibility("default"))) const unsigned rcl_mutex_parameters_of_9late_lock11late_unlock; pthread_mutex_t *rcl_mutex_of_9late_lock11late_unlock(unsigned int h) { return &late_table[h & 1]; } const unsigned rcl_mutex_parameters_of_9late_lock11late_unlock = 1u; /* added by rcl-rewrite: the mutex of late_lock/late_unlock for other files' delegated sections (null: run under the wrappers), and the parameters it depends on */
 // CHECK-NOT: cannot convert
 // CHECK: rcl: summary: 0 converted, 2 refused

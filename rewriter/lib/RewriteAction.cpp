@@ -476,6 +476,7 @@ class RewriteConsumer : public ASTConsumer {
         std::vector<CriticalSection> Sections;
         std::vector<OtherSite> Others;
         SectionFinder Finder(Ctx, Api, Text);
+        Finder.setResolvedCopy(Session.ReadingResolved);
         Finder.find(Fn, Sections, Others);
         if (SourceLocation Body = Fn->getBody()->getBeginLoc(); Body.isMacroID())
             for (CriticalSection &CS : Sections)

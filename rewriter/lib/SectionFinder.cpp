@@ -624,7 +624,7 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
         else {
             // Taken in a branch of an `if` and released after it: rcl-cc's copy writes the
             // statements up to the unlock into each branch (BranchJoin.h).
-            std::optional<BranchJoin> Join = branchJoinOf(Ctx, Block);
+            std::optional<BranchJoin> Join = ResolvedCopy ? std::nullopt : branchJoinOf(Ctx, Block);
             std::optional<unsigned> Until =
                 Join ? tailEnd(Join->Block, Join->Index + 1, CS.Mutex) : std::nullopt;
             bool Joins =
@@ -802,7 +802,8 @@ std::optional<unsigned> SectionFinder::tailEnd(const CompoundStmt *Block, unsign
 Refusal SectionFinder::workerLoopRefusal(const CriticalSection &CS, const CompoundStmt *Block,
                                          unsigned Line, SourceLocation Where) const {
     // rcl-cc's copy rotates the loop where that keeps the program's meaning (LoopRotation.h).
-    bool Rotates = rotateWorkerLoop(Ctx, Text, Api, Block, CS.LockIndex, CS.Mutex, [](unsigned) {
+    bool Rotates = !ResolvedCopy &&
+                   rotateWorkerLoop(Ctx, Text, Api, Block, CS.LockIndex, CS.Mutex, [](unsigned) {
                        return std::string();
                    }).has_value();
     Refusal R = refuse(

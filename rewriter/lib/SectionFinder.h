@@ -22,6 +22,10 @@ class SectionFinder {
     SectionFinder(clang::ASTContext &Ctx, const LockApi &Api, const SourceText &Text)
         : Ctx(Ctx), Api(Api), Text(Text) {}
 
+    /// The text is rcl-cc's resolved copy, which is not resolved again: a refusal does not say
+    /// that the copy would rotate or join it.
+    void setResolvedCopy(bool Resolved) { ResolvedCopy = Resolved; }
+
     /// Every lock statement of `Fn` as a section (refused or not), in source order
     /// (outer sections before the sections nested in them), and the other mutex operations.
     void find(const clang::FunctionDecl *Fn, std::vector<CriticalSection> &Sections,
@@ -137,6 +141,7 @@ class SectionFinder {
     clang::ASTContext &Ctx;
     const LockApi &Api;
     const SourceText &Text;
+    bool ResolvedCopy = false;
 };
 
 } // namespace rcl

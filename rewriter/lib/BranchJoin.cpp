@@ -83,8 +83,9 @@ joinBranches(ASTContext &Ctx, const SourceText &Text, const LockApi &Api, const 
     const TextRange Tail{IfRange->End, UnlockRange->End};
     if (Text.immovableDirective(Tail)) return std::nullopt;
 
-    // Labels and cases would be written twice; declarations end with their branch.
-    bool Labelled = false;
+    // Labels, cases and static locals would be written twice; declarations end with their
+    // branch.
+    bool WrittenTwice = false;
     std::set<const SwitchCase *> Cases, Owned;
     std::vector<const NamedDecl *> Declared;
     for (unsigned K = I + 1; K <= *J; ++K) {
@@ -93,14 +94,19 @@ joinBranches(ASTContext &Ctx, const SourceText &Text, const LockApi &Api, const 
             for (const Decl *One : D->decls())
                 if (const auto *Named = dyn_cast<NamedDecl>(One)) Declared.push_back(Named);
         walk(S, [&](const Stmt *N) {
-            Labelled |= isa<LabelStmt>(N);
+            WrittenTwice |= isa<LabelStmt>(N);
+            // A static local written twice would be two variables.
+            if (const auto *D = dyn_cast<DeclStmt>(N))
+                for (const Decl *One : D->decls())
+                    if (const auto *V = dyn_cast<VarDecl>(One); V && !V->hasLocalStorage())
+                        WrittenTwice = true;
             if (const auto *C = dyn_cast<SwitchCase>(N)) Cases.insert(C);
             if (const auto *Sw = dyn_cast<SwitchStmt>(N))
                 for (const SwitchCase *C = Sw->getSwitchCaseList(); C; C = C->getNextSwitchCase())
                     Owned.insert(C);
         });
     }
-    if (Labelled) return std::nullopt;
+    if (WrittenTwice) return std::nullopt;
     for (const SwitchCase *C : Cases)
         if (!Owned.count(C)) return std::nullopt;
     if (!Declared.empty()) {

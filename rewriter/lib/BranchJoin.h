@@ -28,7 +28,8 @@
 //   - a later statement of that block ends the section (the finder's rule: an unlock, checked or
 //     stored, or a statement whose every path releases the mutex), and the statements between
 //     do not take it (they may release it on a path that leaves: the section's exits);
-//   - the tail has no label and no `case` of an enclosing switch (it would be written twice),
+//   - the tail has no label, no `case` of an enclosing switch and no static or extern local (each
+//     would be written twice),
 //     no preprocessor directive that cannot move, and declares nothing that the block uses after
 //     the unlock (its declarations end with the branch);
 //   - no braced branch declares, at its top level, a name that the tail spells (the tail would

@@ -168,13 +168,24 @@ static long kept(int flag)
     }
     t4 += other;
     pthread_mutex_unlock(&m4);
+    if (flag) {
+        pthread_mutex_lock(&m4);
+    } else {
+        pthread_mutex_lock(&m4);
+    }
+    static long calls;
+    t4 += ++calls;
+    pthread_mutex_unlock(&m4);
     return seen;
 }
+// KEPT: branch-join.c:[[# @LINE-25]]:9: rcl: cannot convert critical section: the lock is still held at the end of its block (released in another block or function); left as is, safe in mixed mode
+// KEPT: branch-join.c:[[# @LINE-24]]:9: rcl: cannot convert critical section: the lock is still held at the end of its block (released in another block or function); left as is, safe in mixed mode
+// KEPT: branch-join.c:[[# @LINE-19]]:9: rcl: cannot convert critical section: the lock is still held at the end of its block (released in another block or function); left as is, safe in mixed mode
 // KEPT: branch-join.c:[[# @LINE-17]]:9: rcl: cannot convert critical section: the lock is still held at the end of its block (released in another block or function); left as is, safe in mixed mode
-// KEPT: branch-join.c:[[# @LINE-16]]:9: rcl: cannot convert critical section: the lock is still held at the end of its block (released in another block or function); left as is, safe in mixed mode
-// KEPT: branch-join.c:[[# @LINE-11]]:9: rcl: cannot convert critical section: the lock is still held at the end of its block (released in another block or function); left as is, safe in mixed mode
-// KEPT: branch-join.c:[[# @LINE-9]]:9: rcl: cannot convert critical section: the lock is still held at the end of its block (released in another block or function); left as is, safe in mixed mode
-// ERR: rcl: summary: 6 converted, 8 refused
+// A static local in the tail (written twice, it would be two variables):
+// KEPT: branch-join.c:[[# @LINE-14]]:9: rcl: cannot convert critical section: the lock is still held at the end of its block (released in another block or function); left as is, safe in mixed mode
+// KEPT: branch-join.c:[[# @LINE-13]]:9: rcl: cannot convert critical section: the lock is still held at the end of its block (released in another block or function); left as is, safe in mixed mode
+// ERR: rcl: summary: 6 converted, 10 refused
 
 int main(void)
 {

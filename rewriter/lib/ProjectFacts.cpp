@@ -7,6 +7,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include <tuple>
 #include <unistd.h>
 
 namespace json = llvm::json;
@@ -191,8 +192,8 @@ void ProjectFacts::load(const std::string &Dir) {
                 continue;
             }
             if (std::optional<llvm::StringRef> Key = O->getString("pair")) {
-                Pairs[Key->str()] = {O->getString("why_not").value_or("").str(),
-                                     O->getString("via").value_or("").str()};
+                mergePair(Key->str(), {O->getString("why_not").value_or("").str(),
+                                       O->getString("via").value_or("").str()});
                 continue;
             }
             if (std::optional<llvm::StringRef> Key = O->getString("taken")) {
@@ -232,7 +233,21 @@ void ProjectFacts::add(const UnitFacts &Unit) {
         if (!New) It->second = It->second && Plain;
     }
     for (const auto &[Key, P] : Unit.Pairs)
-        Pairs[Key] = P;
+        mergePair(Key, P);
+}
+
+void ProjectFacts::mergePair(const std::string &Key, const PairFacts &P) {
+    // Two units of the build may define one pair (memcached's thread.c, and testapp.c's stubs
+    // for another program). Sections through it delegate where the delegating unit is linked
+    // (its getter is there) and run under the wrappers elsewhere (the weak getter is null), as
+    // the original: a unit that delegates wins. The rest is by order, never by the order in
+    // which the facts are read.
+    auto [It, New] = Pairs.try_emplace(Key, P);
+    if (New) return;
+    auto Rank = [](const PairFacts &F) {
+        return std::make_tuple(!F.WhyNot.empty(), F.WhyNot, F.Via);
+    };
+    if (Rank(P) < Rank(It->second)) It->second = P;
 }
 
 std::optional<std::string> ProjectFacts::pairDelegates(const std::string &Lock,

@@ -161,7 +161,10 @@ class ProjectFacts {
     /// unit -> the units that may share a program with it (programs.json)
     std::map<std::string, std::set<std::string>> Programs;
     std::map<std::string, bool> Mutexes;    ///< UnitFacts::Mutexes, of every unit
-    std::map<std::string, PairFacts> Pairs; ///< UnitFacts::Pairs, of every unit
+    std::map<std::string, PairFacts> Pairs; ///< UnitFacts::Pairs, of every unit (mergePair)
+    /// Adds one unit's facts of a pair: where several units define it, the one whose sections
+    /// delegate.
+    void mergePair(const std::string &Key, const PairFacts &P);
     bool Complete = false;
 };
 

@@ -6,7 +6,6 @@
 #include "clang/AST/Expr.h"
 #include "clang/AST/ParentMapContext.h"
 #include <algorithm>
-#include <set>
 
 using namespace clang;
 
@@ -85,30 +84,22 @@ joinBranches(ASTContext &Ctx, const SourceText &Text, const LockApi &Api, const 
 
     // Labels, cases and static locals would be written twice; declarations end with their
     // branch.
-    bool WrittenTwice = false;
-    std::set<const SwitchCase *> Cases, Owned;
     std::vector<const NamedDecl *> Declared;
     for (unsigned K = I + 1; K <= *J; ++K) {
         const Stmt *S = Block->body_begin()[K];
+        if (hasJumpTargetInside(S)) return std::nullopt;
         if (const auto *D = dyn_cast<DeclStmt>(S))
             for (const Decl *One : D->decls())
                 if (const auto *Named = dyn_cast<NamedDecl>(One)) Declared.push_back(Named);
+        bool StaticLocal = false;
         walk(S, [&](const Stmt *N) {
-            WrittenTwice |= isa<LabelStmt>(N);
-            // A static local written twice would be two variables.
             if (const auto *D = dyn_cast<DeclStmt>(N))
                 for (const Decl *One : D->decls())
                     if (const auto *V = dyn_cast<VarDecl>(One); V && !V->hasLocalStorage())
-                        WrittenTwice = true;
-            if (const auto *C = dyn_cast<SwitchCase>(N)) Cases.insert(C);
-            if (const auto *Sw = dyn_cast<SwitchStmt>(N))
-                for (const SwitchCase *C = Sw->getSwitchCaseList(); C; C = C->getNextSwitchCase())
-                    Owned.insert(C);
+                        StaticLocal = true; // (two variables, written twice)
         });
+        if (StaticLocal) return std::nullopt;
     }
-    if (WrittenTwice) return std::nullopt;
-    for (const SwitchCase *C : Cases)
-        if (!Owned.count(C)) return std::nullopt;
     if (!Declared.empty()) {
         std::optional<unsigned> BlockEnd = Text.offset(Block->getRBracLoc());
         if (!BlockEnd || *BlockEnd < Tail.End) return std::nullopt;

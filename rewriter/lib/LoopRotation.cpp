@@ -5,7 +5,6 @@
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
 #include <algorithm>
-#include <set>
 
 using namespace clang;
 
@@ -78,18 +77,7 @@ rotateWorkerLoop(ASTContext &Ctx, const SourceText &Text, const LockApi &Api,
     if (!U || !L || *L < *U) return std::nullopt;
 
     // Labels, and cases of a switch around the loop, would be jumped to in the wrong place.
-    std::set<const SwitchCase *> Cases, Owned;
-    bool Labelled = false;
-    walk(Body, [&](const Stmt *S) {
-        Labelled |= isa<LabelStmt>(S);
-        if (const auto *C = dyn_cast<SwitchCase>(S)) Cases.insert(C);
-        if (const auto *Sw = dyn_cast<SwitchStmt>(S))
-            for (const SwitchCase *C = Sw->getSwitchCaseList(); C; C = C->getNextSwitchCase())
-                Owned.insert(C);
-    });
-    if (Labelled) return std::nullopt;
-    for (const SwitchCase *C : Cases)
-        if (!Owned.count(C)) return std::nullopt;
+    if (hasJumpTargetInside(Body)) return std::nullopt;
 
     // The pieces' text, outside macro bodies.
     std::optional<TextRange> LockRange = Text.statement(LockStmt);

@@ -3,6 +3,7 @@
 #define RCL_REWRITER_STMTWALK_H
 
 #include "clang/AST/Stmt.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace rcl {
 
@@ -12,6 +13,25 @@ template <typename Fn> void walk(const clang::Stmt *S, Fn &&Visit) {
     Visit(S);
     for (const clang::Stmt *Child : S->children())
         walk(Child, Visit);
+}
+
+/// Whether control can jump into S from outside it: S holds a label, or a `case` or `default` of
+/// a switch that S does not hold. Such a statement cannot be moved or written twice.
+inline bool hasJumpTargetInside(const clang::Stmt *S) {
+    bool Labelled = false;
+    llvm::SmallPtrSet<const clang::SwitchCase *, 8> Cases, Owned;
+    walk(S, [&](const clang::Stmt *N) {
+        Labelled |= llvm::isa<clang::LabelStmt>(N);
+        if (const auto *C = llvm::dyn_cast<clang::SwitchCase>(N)) Cases.insert(C);
+        if (const auto *Sw = llvm::dyn_cast<clang::SwitchStmt>(N))
+            for (const clang::SwitchCase *C = Sw->getSwitchCaseList(); C;
+                 C = C->getNextSwitchCase())
+                Owned.insert(C);
+    });
+    if (Labelled) return true;
+    for (const clang::SwitchCase *C : Cases)
+        if (!Owned.count(C)) return true;
+    return false;
 }
 
 } // namespace rcl

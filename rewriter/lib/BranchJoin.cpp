@@ -60,24 +60,10 @@ joinBranches(ASTContext &Ctx, const SourceText &Text, const LockApi &Api, const 
     const CompoundStmt *Block = Join.Block;
     const unsigned I = Join.Index;
     if (Mutex.Guard || Until <= I || Until >= Block->size()) return std::nullopt;
-    // Nothing before the statement that ends the section takes the mutex (a release there is on
-    // a path that leaves: an exit, the finder's to judge).
-    for (unsigned K = I + 1; K < Until; ++K) {
-        bool Takes = false;
-        walk(Block->body_begin()[K], [&](const Stmt *N) {
-            const auto *Call = dyn_cast<CallExpr>(N);
-            std::optional<LockOp> Op = Call ? Api.classify(Call) : std::nullopt;
-            if (Op && *Op != LockOp::Unlock && !isConditionWait(*Op) &&
-                sameMutex(Api.mutexOf(Call, *Op), Mutex, Ctx))
-                Takes = true;
-        });
-        if (Takes) return std::nullopt;
-    }
-    const std::optional<unsigned> J = Until;
     std::optional<TextRange> IfRange = Text.statement(If);
-    std::optional<TextRange> UnlockRange = Text.statement(Block->body_begin()[*J]);
+    std::optional<TextRange> UnlockRange = Text.statement(Block->body_begin()[Until]);
     if (!IfRange || !UnlockRange) return std::nullopt;
-    for (unsigned K = I + 1; K <= *J; ++K) // (each written outside macro bodies)
+    for (unsigned K = I + 1; K <= Until; ++K) // (each written outside macro bodies)
         if (!Text.statement(Block->body_begin()[K])) return std::nullopt;
     const TextRange Tail{IfRange->End, UnlockRange->End};
     if (Text.immovableDirective(Tail)) return std::nullopt;
@@ -85,7 +71,7 @@ joinBranches(ASTContext &Ctx, const SourceText &Text, const LockApi &Api, const 
     // Labels, cases and static locals would be written twice; declarations end with their
     // branch.
     std::vector<const NamedDecl *> Declared;
-    for (unsigned K = I + 1; K <= *J; ++K) {
+    for (unsigned K = I + 1; K <= Until; ++K) {
         const Stmt *S = Block->body_begin()[K];
         if (hasJumpTargetInside(S)) return std::nullopt;
         if (const auto *D = dyn_cast<DeclStmt>(S))

@@ -69,7 +69,8 @@ struct BranchJoin {
 std::optional<BranchJoin> branchJoinOf(clang::ASTContext &Ctx, const clang::CompoundStmt *Branch);
 
 /// The copy's edits that write the statements of Join's block after its `if`, up to statement
-/// Until (the one that releases Mutex: the section finder's rule), into each branch, or nothing
+/// Until (the one that releases Mutex, none before it taking Mutex: SectionFinder::tailEnd's
+/// rule, which the finder checked), into each branch, or nothing
 /// when that cannot be done (the conditions above). LineDirective(Offset): a `#line` directive
 /// naming the line of the original text at Offset (empty without them).
 std::optional<std::vector<TextEdit>>

@@ -789,12 +789,14 @@ std::optional<unsigned> SectionFinder::tailEnd(const CompoundStmt *Block, unsign
         if (const CallExpr *Call = storedOperation(S, LockOp::Unlock, Stored);
             Call && sameMutex(Api.mutexOf(Call, LockOp::Unlock), Mutex, Ctx))
             return K;
-        std::vector<const CallExpr *> Unlocks, Locks;
+        std::vector<const CallExpr *> Unlocks, Takes;
         collectCalls(S, LockOp::Unlock, Mutex, Unlocks);
         if (!Unlocks.empty() && !fallsThrough(S, &Mutex)) return K;
-        // (an unlock on a path that leaves is an exit of the section)
-        collectCalls(S, LockOp::Lock, Mutex, Locks);
-        if (!Locks.empty()) return std::nullopt;
+        // (an unlock on a path that leaves is an exit of the section; a lock, trylock or timed
+        // lock is another section's start)
+        for (LockOp Take : {LockOp::Lock, LockOp::TryLock, LockOp::TimedLock})
+            collectCalls(S, Take, Mutex, Takes);
+        if (!Takes.empty()) return std::nullopt;
     }
     return std::nullopt;
 }

@@ -55,14 +55,14 @@ class SectionFinder {
     std::optional<unsigned> workerLoop(const CriticalSection &CS,
                                        const clang::CompoundStmt *Block) const;
     /// Its refusal: it asks rcl-cc's copy to rotate the loop where LoopRotation.h allows.
-    /// The index of the first statement of Block from From on that ends a section of Mutex (as
-    /// build reads it: an unlock, checked or stored, or a statement whose every path releases
-    /// it), where the statements before it do not take Mutex (they may release it on a path that
-    /// leaves: the section's exits); nothing otherwise.
-    std::optional<unsigned> tailEnd(const clang::CompoundStmt *Block, unsigned From,
-                                    const MutexRef &Mutex) const;
     Refusal workerLoopRefusal(const CriticalSection &CS, const clang::CompoundStmt *Block,
                               unsigned Line, clang::SourceLocation Where) const;
+    /// The index of the first statement of Block from From on that ends a section of Mutex (as
+    /// build reads it: an unlock, checked or stored, or a statement whose every path releases
+    /// it), where the statements before it do not take Mutex (lock, trylock or timed lock; they
+    /// may release it on a path that leaves: the section's exits); nothing otherwise.
+    std::optional<unsigned> tailEnd(const clang::CompoundStmt *Block, unsigned From,
+                                    const MutexRef &Mutex) const;
     /// For a lock through a declared wrapper that no unlock of its block releases: "; the
     /// unlock 'w' at line N does not pair with it: argument I differs ('a' and 'b')" when an
     /// unlock wrapper of its pair is called there with other arguments, else "".

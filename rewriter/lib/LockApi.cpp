@@ -5,6 +5,7 @@
 #include "StmtWalk.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/AST/Stmt.h"
 #include "clang/AST/PrettyPrinter.h"
@@ -155,19 +156,36 @@ MutexRef LockApi::mutexOf(const CallExpr *Call, LockOp Op) const {
     if (isConditionWait(Op)) return M;
     const WrapperPair *Pair = pairOf(Callee->getName());
     if (!Pair) return M; /* a pthread call: its operand is the mutex */
-    auto remote = [&]() {
-        M.Remote = Callee->getName().str();
+    auto remote = [&](const FunctionDecl *Through) {
+        M.Remote = Through->getName().str();
         for (const WrapperPair &W : Wrappers) {
             if (W.Lock == M.Remote) M.Partners.push_back(W.Unlock);
             if (W.Unlock == M.Remote) M.Partners.push_back(W.Lock);
         }
         return M;
     };
-    if (!Callee->hasBody(Def)) return reachedThroughGetter(Callee) ? remote() : M;
+    if (!Callee->hasBody(Def)) return reachedThroughGetter(Callee) ? remote(Callee) : M;
     WrapperSummary S = summary(Def, Op);
-    // A chain (`my_lock(l) { plat_lock(l); }`, plat_lock defined elsewhere): through the
-    // pair's getter, which this unit writes (RewriteAction, pairChain).
-    if (S.Chain) return remote();
+    if (S.Chain) {
+        // A wrapper with internal linkage that passes its parameters on in order: the section
+        // stands on the inner pair, as if it called it (the wrapper's checks of the result do
+        // nothing when the operation succeeds, WrapperModel).
+        const FunctionDecl *Inner = S.Chain->getDirectCallee();
+        const WrapperPair *InnerPair = pairOf(Inner->getName());
+        bool InOrder = S.Chain->getNumArgs() == Def->getNumParams();
+        for (unsigned I = 0; InOrder && I < S.Chain->getNumArgs(); ++I) {
+            const auto *Ref = dyn_cast<DeclRefExpr>(S.Chain->getArg(I)->IgnoreParenImpCasts());
+            InOrder = Ref && Ref->getDecl() == Def->getParamDecl(I);
+        }
+        if (!Def->isExternallyVisible() && InnerPair && InOrder && !S.hasEffects()) {
+            M.ChainLock = InnerPair->Lock;
+            M.ChainUnlock = InnerPair->Unlock;
+            return reachedThroughGetter(Inner) ? remote(Inner) : M;
+        }
+        // A chain (`my_lock(l) { plat_lock(l); }`, plat_lock defined elsewhere): through the
+        // pair's getter, which this unit writes (RewriteAction, pairChain).
+        return remote(Callee);
+    }
     if (!S.Mutex) return M;
     M.WrapperGuard = S.Guard;
     // `my_lock(pthread_mutex_t *m) { pthread_mutex_lock(m); }`: the argument is the mutex.
@@ -185,6 +203,17 @@ const WrapperPair *LockApi::pairOf(StringRef Name) const {
     for (const WrapperPair &W : Wrappers)
         if (Name == W.Lock || Name == W.Unlock) return &W;
     return nullptr;
+}
+
+void LockApi::markConstFunctions(ASTContext &Ctx) const {
+    if (ConstFunctions.empty()) return;
+    for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+        auto *Fn = dyn_cast<FunctionDecl>(D);
+        if (!Fn || !Fn->getIdentifier() || !llvm::is_contained(ConstFunctions, Fn->getName()) ||
+            Fn->hasAttr<ConstAttr>())
+            continue;
+        Fn->addAttr(ConstAttr::CreateImplicit(Ctx));
+    }
 }
 
 bool LockApi::isPair(StringRef Lock, StringRef Unlock) const {

@@ -78,6 +78,12 @@ struct MutexRef {
     /// the wrapper's parameters. Part of the identity: a lock wrapper and an unlock wrapper pair
     /// up when their conditions are the same expression of the same arguments.
     const clang::Expr *WrapperGuard = nullptr;
+    /// A wrapper of this unit with internal linkage (a header's `static inline`, MIT Kerberos's
+    /// `k5_mutex_lock`) that passes its parameters on, in order, to a declared pair defined in
+    /// another unit (a chain no other unit can write a getter for): that pair, whose facts
+    /// decide whether the section delegates. The operation then stands for the inner pair's
+    /// (Remote names its lock wrapper where that pair is reached through a getter).
+    std::string ChainLock, ChainUnlock;
     /// Where the operation is written (for diagnostics).
     clang::SourceLocation loc() const {
         return Operand ? Operand->getBeginLoc()
@@ -207,8 +213,19 @@ class LockApi {
             if (!isPair(Lock, Unlock)) Wrappers.push_back({Lock, Unlock});
     }
 
+    /// Functions the user declares `__attribute__((const))` (--const-fn): a memoising test
+    /// that a wrapper's guard calls (MIT Kerberos's `krb5int_pthread_loaded()`), whose result
+    /// never changes and whose repeated calls do nothing more, though its definition (which
+    /// finds the answer once) says otherwise to the compiler.
+    void setConstFunctions(std::vector<std::string> Names) { ConstFunctions = std::move(Names); }
+    /// Gives the functions of Ctx named by setConstFunctions the const attribute, as if the
+    /// file declared them so; the analyses then read their calls as a compiler would (free of
+    /// side effects, allowed in a wrapper's guard).
+    void markConstFunctions(clang::ASTContext &Ctx) const;
+
   private:
     std::vector<WrapperPair> Wrappers;
+    std::vector<std::string> ConstFunctions;
 };
 
 /// The name a lock is reported and selected by: the mutex lvalue as written, without the

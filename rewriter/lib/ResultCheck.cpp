@@ -194,6 +194,81 @@ bool onlyChecksResult(const Stmt *S, const VarDecl *Stored, const ASTContext &Ct
     return true;
 }
 
+namespace {
+/// Whether Cond, a test of Stored alone, reads `Stored != 0` (true) or `Stored == 0` (false), in
+/// the spellings C writes it: `r`, `r != 0`, `0 != r`, `!r`, `r == 0`, `!(...)`,
+/// `__builtin_expect(..., c)`. Nothing for any other test (`r < 0`, `r == EBUSY`).
+std::optional<bool> testsNonZero(const Expr *Cond, const VarDecl *Stored) {
+    Cond = Cond->IgnoreParenImpCasts();
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Cond))
+        return Ref->getDecl() == Stored ? std::optional<bool>(true) : std::nullopt;
+    if (const auto *Not = dyn_cast<UnaryOperator>(Cond); Not && Not->getOpcode() == UO_LNot) {
+        std::optional<bool> Inner = testsNonZero(Not->getSubExpr(), Stored);
+        return Inner ? std::optional<bool>(!*Inner) : std::nullopt;
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(Cond);
+        Call && Call->getBuiltinCallee() == Builtin::BI__builtin_expect && Call->getNumArgs() == 2)
+        return testsNonZero(Call->getArg(0), Stored);
+    const auto *Bin = dyn_cast<BinaryOperator>(Cond);
+    if (!Bin || (Bin->getOpcode() != BO_NE && Bin->getOpcode() != BO_EQ)) return std::nullopt;
+    auto zero = [](const Expr *E) {
+        const auto *Lit = dyn_cast<IntegerLiteral>(E->IgnoreParenImpCasts());
+        return Lit && Lit->getValue() == 0;
+    };
+    const Expr *Other = zero(Bin->getRHS())   ? Bin->getLHS()
+                        : zero(Bin->getLHS()) ? Bin->getRHS()
+                                              : nullptr;
+    std::optional<bool> Inner = Other ? testsNonZero(Other, Stored) : std::nullopt;
+    if (!Inner) return std::nullopt;
+    return Bin->getOpcode() == BO_NE ? *Inner : !*Inner;
+}
+
+/// Whether S, which only checks Stored (onlyChecksResult), holds a test of Stored whose side
+/// taken when Stored != 0 ends the program: `assert(r == 0)` (glibc's `if (r == 0) ; else
+/// __assert_fail(...)` inside a statement expression), `if (r) abort();`.
+bool endsWhenNonZero(const Stmt *S, const VarDecl *Stored) {
+    bool Ends = false;
+    walk(S, [&](const Stmt *N) {
+        const Expr *Cond = nullptr;
+        const Stmt *Then = nullptr, *Else = nullptr;
+        if (const auto *If = dyn_cast<IfStmt>(N))
+            Cond = If->getCond(), Then = If->getThen(), Else = If->getElse();
+        else if (const auto *C = dyn_cast<AbstractConditionalOperator>(N))
+            Cond = C->getCond(), Then = C->getTrueExpr(), Else = C->getFalseExpr();
+        if (!Cond) return;
+        std::optional<bool> NonZero = testsNonZero(Cond, Stored);
+        const Stmt *OnFailure = !NonZero ? nullptr : *NonZero ? Then : Else;
+        Ends |= OnFailure && neverCompletes(OnFailure);
+    });
+    return Ends;
+}
+} // namespace
+
+bool reportsBeforeEnding(const Stmt *S, llvm::ArrayRef<const Stmt *> Rest, const VarDecl *Stored,
+                         const ASTContext &Ctx) {
+    const auto *If = dyn_cast_or_null<IfStmt>(S);
+    if (!Stored || !If || If->getElse() || If->getInit() || If->getConditionVariable() ||
+        testsNonZero(If->getCond(), Stored) != std::optional<bool>(true))
+        return false;
+    bool Escapes = false;
+    walk(If->getThen(), [&](const Stmt *N) {
+        if (isa<ReturnStmt, GotoStmt, IndirectGotoStmt, LabelStmt, SwitchCase, BreakStmt,
+                ContinueStmt, AddrLabelExpr, AsmStmt>(N))
+            Escapes = true;
+        else if (const auto *Op = dyn_cast<BinaryOperator>(N); Op && Op->isAssignmentOp())
+            Escapes = true;
+        else if (const auto *Op = dyn_cast<UnaryOperator>(N))
+            Escapes |= Op->getOpcode() == UO_AddrOf || Op->isIncrementDecrementOp();
+    });
+    if (Escapes) return false;
+    // The statements after it only check r, and one of them ends the program when r != 0.
+    for (const Stmt *Next : Rest) {
+        if (!onlyChecksResult(Next, Stored, Ctx)) return false;
+        if (endsWhenNonZero(Next, Stored)) return true;
+    }
+    return false;
+}
+
 const Expr *conditionWithoutElse(const Stmt *S) {
     const auto *If = dyn_cast_or_null<IfStmt>(S);
     if (!If || If->getElse() || If->getInit() || If->getConditionVariable()) return nullptr;

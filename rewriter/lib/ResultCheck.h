@@ -65,6 +65,15 @@ bool trueOnSuccess(const clang::Expr *E, ResultSource &Src);
 bool onlyChecksResult(const clang::Stmt *S, const clang::VarDecl *Stored,
                       const clang::ASTContext &Ctx);
 
+/// Whether S, a statement after `T r = op(E);` in a wrapper's body, is `if (C) F;` (no else),
+/// C true only when r says the operation failed, F neither returning nor jumping nor assigning
+/// r, and a later statement of Rest (the statements after S in its block, those before it only
+/// checking r) ends the program when r says so: MIT Kerberos's `if (r != 0) { fprintf(stderr,
+/// ...); } assert(r == 0);`. F runs only on a path that ends the program, as the failure branch
+/// of a check that ends it at once (onlyChecksResult); with r == 0 it does nothing.
+bool reportsBeforeEnding(const clang::Stmt *S, llvm::ArrayRef<const clang::Stmt *> Rest,
+                         const clang::VarDecl *Stored, const clang::ASTContext &Ctx);
+
 /// `if (C) F;` with no else, no init, no condition variable and no label in F (F is dropped with
 /// the check, and a goto's target or a case inside it would go with it): C. Null otherwise.
 const clang::Expr *conditionWithoutElse(const clang::Stmt *S);

@@ -36,6 +36,7 @@ class RewriteConsumer : public ASTConsumer {
         if (!Entry) return;
         std::string Given = Entry->getName().str();
         std::string Real = SM.getFileManager().getCanonicalName(*Entry).str();
+        Session.Api.markConstFunctions(Ctx);
         // The unit's own wrappers, which nobody declared (WrapperModel).
         Api.addPairs(inferWrapperPairs(Ctx, Session.Api));
         if (Session.FactsOnly) {
@@ -646,17 +647,23 @@ class RewriteConsumer : public ASTConsumer {
     /// would run under the wrappers, never delegated, while reported converted. A pair whose
     /// first parameter is the mutex is refused where the facts say it does more than lock and
     /// unlock it, and trusted as declared where no facts are known.
+    /// A section through a static wrapper chaining to another file's pair (MutexRef::ChainLock)
+    /// is judged by that pair's facts.
     void checkPairFacts(CriticalSection &CS) {
         const FunctionDecl *Lock = CS.LockCall->getDirectCallee();
         const FunctionDecl *Unlock = CS.UnlockCall ? CS.UnlockCall->getDirectCallee() : nullptr;
         if (!Lock || !Unlock || !Api.isPair(Lock->getName(), Unlock->getName())) return;
         bool ThroughGetter = !CS.Mutex.Remote.empty();
-        if (!ThroughGetter && Lock->hasBody() && Unlock->hasBody()) return; // judged here
+        bool Chained = !CS.Mutex.ChainLock.empty();
+        if (!ThroughGetter && !Chained && Lock->hasBody() && Unlock->hasBody())
+            return; // judged here
+        std::string LockName = Chained ? CS.Mutex.ChainLock : Lock->getNameAsString();
+        std::string UnlockName = Chained ? CS.Mutex.ChainUnlock : Unlock->getNameAsString();
         std::string Missing;
-        std::optional<std::string> Delegates = Session.Project.pairDelegates(
-            Lock->getNameAsString(), Unlock->getNameAsString(), &Missing);
-        std::string Pair = "lock wrapper pair '" + Lock->getNameAsString() + "'/'" +
-                           Unlock->getNameAsString() + "'";
+        std::optional<std::string> Delegates =
+            Session.Project.pairDelegates(LockName, UnlockName, &Missing);
+        std::string Pair = "lock wrapper pair '" + LockName + "'/'" + UnlockName + "'" +
+                           (Chained ? " (through '" + Lock->getNameAsString() + "')" : "");
         if (Delegates && !Delegates->empty()) {
             CS.Refused = Refusal{Pair +
                                      ", defined in another file, cannot delegate (its sections "
@@ -667,15 +674,14 @@ class RewriteConsumer : public ASTConsumer {
         }
         if (Delegates || !ThroughGetter || !Session.RequireCalleeFacts) return;
         auto [MissingLock, MissingUnlock] = StringRef(Missing).split('/');
-        CS.Refused =
-            Refusal{Pair + " is defined in another file whose facts are not known" +
-                        (Missing != Lock->getNameAsString() + "/" + Unlock->getNameAsString()
-                             ? " (it goes through '" + Missing + "')"
-                             : std::string()) +
-                        ": where its mutex getter is not written the section runs under "
-                        "the wrappers, never delegated (record every file's facts "
-                        "first: `rcl build -- <build command>`, or a --facts-dir scan)",
-                    CS.LockCall->getBeginLoc()};
+        CS.Refused = Refusal{Pair + " is defined in another file whose facts are not known" +
+                                 (Missing != LockName + "/" + UnlockName
+                                      ? " (it goes through '" + Missing + "')"
+                                      : std::string()) +
+                                 ": where its mutex getter is not written the section runs under "
+                                 "the wrappers, never delegated (record every file's facts "
+                                 "first: `rcl build -- <build command>`, or a --facts-dir scan)",
+                             CS.LockCall->getBeginLoc()};
         CS.Refused->WaitsForFacts = true;
         CS.Refused->UnknownCallees = {MissingLock.str(), MissingUnlock.str()};
     }

@@ -13,7 +13,7 @@ using namespace clang;
 
 namespace rcl {
 
-bool reachableFromParameters(const Expr *E, const FunctionDecl *Def) {
+bool reachableFromParameters(const Expr *E, const FunctionDecl *Def, bool ConstCalls) {
     if (E->HasSideEffects(Def->getASTContext())) return false;
     bool Ok = true;
     walk(E, [&](const Stmt *S) {
@@ -25,7 +25,11 @@ bool reachableFromParameters(const Expr *E, const FunctionDecl *Def) {
                 Ok &= Var->hasGlobalStorage() && !Var->isStaticLocal() &&
                       Var->getTLSKind() == VarDecl::TLS_None;
         }
-        if (isa<CallExpr, StmtExpr>(S)) Ok = false;
+        if (const auto *Call = dyn_cast<CallExpr>(S)) {
+            const FunctionDecl *Callee = Call->getDirectCallee();
+            Ok &= ConstCalls && Callee && Callee->hasAttr<ConstAttr>();
+        }
+        if (isa<StmtExpr>(S)) Ok = false;
     });
     return Ok;
 }
@@ -208,8 +212,12 @@ class SuccessPath {
     void run() {
         const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
         if (!Body) return fail("its body is not a block");
-        for (const Stmt *S : Body->body())
-            if (!Out.Problem) statement(S);
+        llvm::ArrayRef<Stmt *> All(Body->body_begin(), Body->body_end());
+        for (size_t I = 0; I < All.size() && !Out.Problem; ++I) {
+            Rest = llvm::ArrayRef<const Stmt *>(All.data() + I + 1, All.size() - I - 1);
+            statement(All[I]);
+        }
+        Rest = {};
         // jemalloc's malloc_mutex_lock: a trylock and a slow path in functions it calls.
         if (!Out.Problem && !Out.Operation)
             fail("it calls no pthread_mutex_" + kind() + " nor declared " + kind() +
@@ -371,6 +379,7 @@ class SuccessPath {
             }
             if (V && (!Constant.Call || Tried)) {
                 if (const Stmt *Taken = *V ? If->getThen() : If->getElse()) {
+                    Rest = {}; // the statements after the if are not the branch's
                     if (const auto *Block = dyn_cast<CompoundStmt>(Taken)) {
                         for (const Stmt *Child : Block->body())
                             if (!Out.Problem) statement(Child);
@@ -394,7 +403,9 @@ class SuccessPath {
                         std::to_string(lineOf(S)) + ")");
         }
         if (const auto *Return = dyn_cast<ReturnStmt>(S)) return returns(Return);
-        if (Out.Operation && Stored && onlyChecksResult(S, Stored, Ctx)) return;
+        if (Out.Operation && Stored &&
+            (onlyChecksResult(S, Stored, Ctx) || reportsBeforeEnding(S, Rest, Stored, Ctx)))
+            return;
         effect(S);
     }
 
@@ -464,25 +475,69 @@ class SuccessPath {
         Out.Mutex = Call->getNumArgs() ? Call->getArg(0)->IgnoreParenImpCasts() : nullptr;
     }
 
-    /// `if (G) op(E);` (no else; the branch braced or not): G, when the wrapper does nothing
-    /// else; the operation. Null for anything else.
+    /// `if (G) op(E);` (no else; the branch braced or not), or `if (G) return op(E); else
+    /// return 0;` (MIT Kerberos's `k5_os_mutex_lock`, whose G is `krb5int_pthread_loaded()`;
+    /// also without the else, `return 0;` the body's last statement): G, when the wrapper does
+    /// nothing else; the operation. G reads the parameters and file-scope names, and may call
+    /// functions declared `__attribute__((const))` (or --const-fn), whose calls may be merged or
+    /// left out as a compiler does: the getter evaluates G once for the lock and the unlock.
+    /// Null for anything else.
     const CallExpr *guarded(const Stmt *S) {
         const auto *If = dyn_cast<IfStmt>(S);
-        if (!If || If->getElse() || If->getInit() || If->getConditionVariable()) return nullptr;
-        const Stmt *Then = If->getThen();
-        if (const auto *Block = dyn_cast<CompoundStmt>(Then); Block && Block->size() == 1)
-            Then = Block->body_front();
+        if (!If || If->getInit() || If->getConditionVariable()) return nullptr;
+        auto single = [](const Stmt *B) {
+            if (const auto *Block = dyn_cast_or_null<CompoundStmt>(B); Block && Block->size() == 1)
+                return Block->body_front();
+            return B;
+        };
+        auto returnsZero = [&](const Stmt *B) {
+            const auto *Return = dyn_cast_or_null<ReturnStmt>(single(B));
+            Expr::EvalResult Value;
+            return Return && Return->getRetValue() && !Return->getRetValue()->HasSideEffects(Ctx) &&
+                   Return->getRetValue()->EvaluateAsInt(Value, Ctx) && Value.Val.getInt() == 0;
+        };
+        const Stmt *Then = single(If->getThen());
         const CallExpr *Call = nullptr;
-        if (const auto *E = dyn_cast<Expr>(Then)) Call = expectedCall(E);
-        if (!Call) Call = Api.checkedOperationStatement(Then);
+        bool Returns = false;
+        if (const auto *Return = dyn_cast<ReturnStmt>(Then)) {
+            // Both paths return: the operation's result, or 0 when G does not hold.
+            bool ZeroOtherwise = If->getElse() ? returnsZero(If->getElse())
+                                               : Rest.size() == 1 && returnsZero(Rest.front());
+            if (!ZeroOtherwise || !Def->getReturnType()->isIntegerType()) return nullptr;
+            Call = expectedCall(Return->getRetValue());
+            Returns = true;
+        } else if (If->getElse()) {
+            return nullptr;
+        } else {
+            if (const auto *E = dyn_cast<Expr>(Then)) Call = expectedCall(E);
+            if (!Call) Call = Api.checkedOperationStatement(Then);
+        }
         if (!Call || !expectedCall(Call)) return nullptr;
         bool ReadsLocal = false;
         walk(If->getCond(), [&](const Stmt *N) {
             if (const auto *Ref = dyn_cast<DeclRefExpr>(N))
                 ReadsLocal |= llvm::is_contained(Locals, dyn_cast<VarDecl>(Ref->getDecl()));
         });
-        if (ReadsLocal || !reachableFromParameters(If->getCond(), Def)) return nullptr;
+        if (ReadsLocal) return nullptr;
+        if (!reachableFromParameters(If->getCond(), Def, /*ConstCalls=*/true)) {
+            // A guard that calls a function the user has not declared const: say which.
+            const FunctionDecl *Called = nullptr;
+            walk(If->getCond(), [&](const Stmt *N) {
+                if (const auto *C = dyn_cast<CallExpr>(N);
+                    C && !Called && C->getDirectCallee() &&
+                    !C->getDirectCallee()->hasAttr<ConstAttr>())
+                    Called = C->getDirectCallee();
+            });
+            if (Called && !If->getCond()->HasSideEffects(Ctx, /*IncludePossibleEffects=*/false))
+                fail("it " + kind() + "s only when '" + Called->getNameAsString() +
+                     "()' says so, a call that is not declared const (rcl-rewrite --const-fn, "
+                     "`const-fn=` in .rcl-cc.conf, names a function whose result never changes "
+                     "and whose repeated calls do nothing more) (line " +
+                     std::to_string(lineOf(S)) + ")");
+            return nullptr;
+        }
         Out.Guard = If->getCond()->IgnoreParenImpCasts();
+        if (Returns) Returned = true;
         return Call;
     }
 
@@ -530,7 +585,9 @@ class SuccessPath {
     LockOp Op;
     const LockApi &Api;
     WrapperSummary &Out;
-    const VarDecl *Stored = nullptr;     ///< the local the operation's result went to
+    const VarDecl *Stored = nullptr; ///< the local the operation's result went to
+    /// The statements of the body after the one being read (none inside a branch).
+    llvm::ArrayRef<const Stmt *> Rest;
     std::vector<const VarDecl *> Locals; ///< the wrapper's locals declared so far
     std::vector<std::pair<const VarDecl *, int64_t>> Known; ///< locals with a constant value
     std::vector<const Expr *> EarlyExits; ///< `if (C) return;` before the operation: each C

@@ -75,8 +75,10 @@ std::vector<std::pair<std::string, std::string>> inferWrapperPairs(clang::ASTCon
 
 /// Whether E reads only Def's parameters and file-scope names (not thread-local), without
 /// calls or side effects: it can be evaluated at a call site with the arguments in place of
-/// the parameters, or in a getter.
-bool reachableFromParameters(const clang::Expr *E, const clang::FunctionDecl *Def);
+/// the parameters, or in a getter. With ConstCalls, calls of functions declared
+/// `__attribute__((const))` (or named by --const-fn) are allowed too (a wrapper's guard).
+bool reachableFromParameters(const clang::Expr *E, const clang::FunctionDecl *Def,
+                             bool ConstCalls = false);
 
 /// Whether evaluating E may have side effects, as Expr::HasSideEffects says, except that a call
 /// of a plain accessor counts as none: a function of the unit whose body is only `return R;`,

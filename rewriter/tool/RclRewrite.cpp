@@ -87,6 +87,14 @@ static cl::list<std::string> UnlockFns("unlock-fn",
                                        cl::desc("The unlock wrappers of the --lock-fn at the "
                                                 "same positions"),
                                        cl::CommaSeparated, cl::cat(Category));
+static cl::list<std::string> ConstFns(
+    "const-fn",
+    cl::desc("Functions to read as declared __attribute__((const)) (repeatable, or a "
+             "comma-separated list): a wrapper's guard may call them (`if (threads_loaded()) "
+             "return pthread_mutex_lock(m);`), and a converted section evaluates such a guard "
+             "once for its lock and unlock. Name only a function whose result never changes and "
+             "whose repeated calls do nothing more"),
+    cl::CommaSeparated, cl::cat(Category));
 static cl::opt<std::string> Config("config",
                                    cl::desc("Read options from this file: one per line, "
                                             "`name=value` or `name` without the dashes"),
@@ -362,7 +370,11 @@ int main(int argc, const char **argv) {
         return 1;
     }
 
-    rcl::RewriteSession Session(rcl::LockApi(std::move(Wrappers)), std::move(*Select));
+    rcl::LockApi Api(std::move(Wrappers));
+    std::vector<std::string> ConstNames;
+    if (!Names(ConstFns, "const-fn", ConstNames)) return 1;
+    Api.setConstFunctions(std::move(ConstNames));
+    rcl::RewriteSession Session(std::move(Api), std::move(*Select));
     Session.LineDirectives = LineDirectives;
     Session.Quiet = Quiet;
     Session.NoNestedLocks = NoNestedLocks;

@@ -137,6 +137,24 @@ HELPERS = collections.OrderedDict([
                           "    if ((pa_err = pthread_mutex_unlock(m)) != 0) {\n"
                           "        result = -1;\n        goto error;\n    }\n"
                           "error:\n    return result;\n}\n"),
+    # MIT Kerberos's k5_mutex_lock: the result stored, printed when it is an error, asserted.
+    ("reporting-wrapper", "static void rp_lock(pthread_mutex_t *m)\n{\n"
+                          "    int r = pthread_mutex_lock(m);\n    if (r != 0) {\n"
+                          "        fprintf(stderr, \"rp_lock: error %d\\n\", r);\n    }\n"
+                          "    assert(r == 0);\n}\n\n"
+                          "static void rp_unlock(pthread_mutex_t *m)\n{\n"
+                          "    int r = pthread_mutex_unlock(m);\n"
+                          "    if (r)\n        fprintf(stderr, \"rp_unlock: error %d\\n\", r);\n"
+                          "    assert(!r);\n}\n"),
+    # And its k5_os_mutex_lock: locks only when a memoising test, declared const, says so.
+    ("guarded-wrapper", "static volatile int cg_flag = -1;\n"
+                        "__attribute__((const)) static int cg_threads(void)\n{\n"
+                        "    int x = cg_flag;\n    if (x != -1)\n        return x;\n"
+                        "    cg_flag = 1;\n    return 1;\n}\n\n"
+                        "static int cg_lock(pthread_mutex_t *m)\n{\n    if (cg_threads())\n"
+                        "        return pthread_mutex_lock(m);\n    else\n        return 0;\n}\n\n"
+                        "static int cg_unlock(pthread_mutex_t *m)\n{\n    if (cg_threads())\n"
+                        "        return pthread_mutex_unlock(m);\n    return 0;\n}\n"),
     ("threads", "#define LEGACY_THREADS 1\n"),
 ])
 # The program's own allocator (jemalloc built in): a bump allocator whose section takes a
@@ -198,7 +216,9 @@ WRAPPERS = {"wrapper": ("my_lock", "my_unlock"), "sync": ("my_lock", "my_unlock"
             "possess": ("possess_", "release_"), "effects": ("fx_lock", "fx_unlock"),
             "fastpath": ("fp_lock", "fp_unlock"),
             "checked-wrapper": ("ck_lock", "ck_unlock"),
-            "assigning-wrapper": ("pa_lock", "pa_unlock")}
+            "assigning-wrapper": ("pa_lock", "pa_unlock"),
+            "reporting-wrapper": ("rp_lock", "rp_unlock"),
+            "guarded-wrapper": ("cg_lock", "cg_unlock")}
 # The families of the second round (NEW_FAMILIES) and those only rcl-cc's copy converts.
 NEW_FAMILIES = ["optional", "optional-macro", "effects", "inferred", "checked-wrapper",
                 "macro-section", "ifdef-cross", "c11"]
@@ -370,6 +390,12 @@ class Section:
         # some checked wrappers: its own draw, as above.
         self.assigning = self.family == "checked-wrapper" and random.Random(
             "assigning/%r/%d" % (rng.getstate()[1][:8], k)).random() < 0.5
+        # The checked wrapper's prefix: ck, pa (assigning), or in the second round rp (a report
+        # before an assertion) or cg (a guard calling a const function); its own draw, as above.
+        self.checked = "pa" if self.assigning else "ck"
+        if self.family == "checked-wrapper" and not self.assigning and 2 in rounds:
+            draw = random.Random("checked/%r/%d" % (rng.getstate()[1][:8], k)).random()
+            self.checked = "rp" if draw < 0.3 else "cg" if draw < 0.6 else "ck"
         # Block macros written as statement expressions (second round), in place of some.
         self.stmtexpr = self.family == "block" and 2 in rounds and random.Random(
             "stmtexpr/%r/%d" % (rng.getstate()[1][:8], k)).random() < 0.5
@@ -391,6 +417,9 @@ class Section:
                  "checked-wrapper": "checked wrappers", "macro-section": "section in a macro",
                  "ifdef-cross": "lock and unlock in #if blocks",
                  "c11": "C11 mtx_t"}.get(f, f)
+        if f == "checked-wrapper" and self.checked in ("rp", "cg"):
+            d += {"rp": " (a report, then an assertion)",
+                  "cg": " (a guard calling a const function)"}[self.checked]
         if f == "worker-loop":
             d = "worker loop" + "".join(", " + n for n in ("s2", "outer", "cont", "held")
                                         if self.wl[n])
@@ -403,7 +432,8 @@ class Section:
         need = set()
         if self.family in ("block", "wrapper", "possess", "sync", "optional-macro", "effects",
                            "fastpath", "checked-wrapper"):
-            need.add("assigning-wrapper" if self.assigning else
+            need.add({"pa": "assigning-wrapper", "rp": "reporting-wrapper",
+                      "cg": "guarded-wrapper"}.get(self.checked) if self.checked != "ck" else
                      "stmtexpr" if self.stmtexpr else self.family)
         if self.family == "ifdef-cross":
             need.add("threads")
@@ -506,7 +536,7 @@ class Section:
         if f == "inferred":
             return [ind + "lk_%d();" % k]
         if f == "checked-wrapper":
-            return [ind + "%s_lock(%s);" % ("pa" if self.assigning else "ck", m)]
+            return [ind + "%s_lock(%s);" % (self.checked, m)]
         if f == "ifdef-cross":
             return ["#if LEGACY_THREADS", ind + "pthread_mutex_lock(%s);" % m, "#endif"]
         if f == "c11":
@@ -567,7 +597,7 @@ class Section:
         if f == "inferred":
             return [ind + "ulk_%d();" % k]
         if f == "checked-wrapper":
-            return [ind + "%s_unlock(%s);" % ("pa" if self.assigning else "ck", m)]
+            return [ind + "%s_unlock(%s);" % (self.checked, m)]
         if f == "ifdef-cross":
             return ["#if LEGACY_THREADS", ind + "pthread_mutex_unlock(%s);" % m, "#endif"]
         if f == "c11":
@@ -609,6 +639,9 @@ class Section:
         if self.assigning:
             out.append(ind + "%s += (unsigned long)pa_err;" % c)
             stats["checked-wrapper:assigns-result"] += 1
+        if self.checked in ("rp", "cg"):
+            stats["checked-wrapper:" + {"rp": "report-then-assert", "cg": "const-guard"}[
+                self.checked]] += 1
         if self.caller_state == "tls":
             out += [ind + "tl_%d += (unsigned long)%s + 1;" % (k, a), ind + "%s += tl_%d %% 7;" % (c, k)]
         elif self.caller_state == "tls-callee":

@@ -80,9 +80,9 @@ struct MutexRef {
     const clang::Expr *WrapperGuard = nullptr;
     /// A wrapper of this unit with internal linkage (a header's `static inline`, MIT Kerberos's
     /// `k5_mutex_lock`) that passes its parameters on, in order, to a declared pair defined in
-    /// another unit (a chain no other unit can write a getter for): that pair, whose facts
-    /// decide whether the section delegates. The operation then stands for the inner pair's
-    /// (Remote names its lock wrapper where that pair is reached through a getter).
+    /// another unit whose first parameter is the mutex (a chain no other unit can write a getter
+    /// for): that pair, whose facts decide whether the section delegates. The operation then
+    /// stands for the inner pair's, on its first argument.
     std::string ChainLock, ChainUnlock;
     /// Where the operation is written (for diagnostics).
     clang::SourceLocation loc() const {

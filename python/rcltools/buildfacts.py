@@ -113,10 +113,15 @@ def allocator_units(facts_dir):
 
 def stale_outputs(product):
     """The files to remove so that a build compiles a unit again: its product and, for
-    libtool's `.libs/x.o`, the `x.lo` and `x.o` beside `.libs` that make tests."""
+    libtool's `.libs/x.o`, the `x.lo` and `x.o` beside `.libs` that make tests; for a product
+    `x.so.o`, also `x.so`, the name a build that renames its object after compiling it gives
+    it (MIT Kerberos's makefiles: `-o x.so.o && mv -f x.so.o x.so`, whose target is `x.so`:
+    without it the second pass compiled nothing again)."""
     out = [product]
     directory, name = os.path.split(product)
     stem = os.path.splitext(name)[0]
+    if name.endswith(".o") and os.path.splitext(stem)[1]:
+        out.append(os.path.join(directory, stem))
     if os.path.basename(directory) == ".libs":
         parent = os.path.dirname(directory)
         out += [os.path.join(parent, stem + ".lo"), os.path.join(parent, stem + ".o")]

@@ -18,6 +18,8 @@ using namespace clang;
 
 namespace rcl {
 
+static const char SignalState[] = "changes or uses the calling thread's signal state";
+
 /// What calling the function Name does to or with the calling thread, judged by the name alone
 /// (threadIdentityReason adds what depends on the arguments and the spelling). InCallee: see
 /// threadIdentityReason. errno is not here: the runtime carries the client's errno into every
@@ -50,7 +52,7 @@ static std::optional<std::string> namedHazard(StringRef Name, bool InCallee) {
         Name == "sigwait" || Name == "sigwaitinfo" || Name == "sigtimedwait" ||
         Name == "sigpending" || Name == "sigaltstack" || Name == "raise" || Name == "pause" ||
         Name == "sighold" || Name == "sigrelse" || Name == "sigpause" || Name == "siginterrupt")
-        return std::string("changes or uses the calling thread's signal state");
+        return std::string(SignalState);
     if (Name == "longjmp" || Name == "_longjmp" || Name == "siglongjmp" ||
         (!InCallee &&
          (Name == "setjmp" || Name == "_setjmp" || Name == "sigsetjmp" || Name == "__sigsetjmp")))
@@ -99,7 +101,7 @@ static std::optional<std::string> threadIdentityReason(const CallExpr *Call, boo
                                    "server");
             if (N == SYS_rt_sigprocmask || N == SYS_rt_sigsuspend || N == SYS_rt_sigtimedwait ||
                 N == SYS_sigaltstack)
-                return std::string("changes or uses the calling thread's signal state");
+                return std::string(SignalState);
         }
         return std::nullopt;
     }
@@ -147,15 +149,39 @@ static std::string whereOf(const SourceManager &SM, SourceLocation Loc) {
     return llvm::sys::path::filename(P.getFilename()).str() + ":" + std::to_string(P.getLine());
 }
 
+/// Whether every path through Def ends the process: no return, jump or label, and its last
+/// statement a call of exit, _exit, _Exit, quick_exit or abort (PulseAudio's `oom()`: write a
+/// message, `raise(SIGQUIT)`, `_exit(1)`).
+static bool endsTheProcess(const FunctionDecl *Def) {
+    const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
+    if (!Body || Body->body_empty()) return false;
+    bool Leaves = false;
+    walk(Body, [&](const Stmt *S) {
+        Leaves |= isa<ReturnStmt, GotoStmt, IndirectGotoStmt, LabelStmt, AsmStmt>(S);
+    });
+    const auto *Last = dyn_cast<Expr>(Body->body_back());
+    const auto *Call = Last ? dyn_cast<CallExpr>(Last->IgnoreParenCasts()) : nullptr;
+    const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+    if (Leaves || !Callee || !Callee->getIdentifier() || !Callee->isNoReturn()) return false;
+    StringRef Name = Callee->getName();
+    return Name == "exit" || Name == "_exit" || Name == "_Exit" || Name == "quick_exit" ||
+           Name == "abort";
+}
+
 const CalleeFacts::FunctionFacts &CalleeFacts::facts(const FunctionDecl *Def) {
     auto [It, New] = Facts.try_emplace(Def);
     if (!New) return It->second;
     FunctionFacts F;
+    // A function that ends the process may change or use the signal state on its way (raise a
+    // signal, then _exit), as abort() itself does, which any section may call: the state goes
+    // with the process. What else it does is judged as anywhere.
+    bool Ends = endsTheProcess(Def);
     walk(Def->getBody(), [&](const Stmt *S) {
         if (!F.Hazard || !finalHazard(F.Hazard->Reason))
             if (std::optional<std::string> Reason = threadHazard(S, /*InCallee=*/true))
-                if (!F.Hazard || harderHazard(*Reason, F.Hazard->Reason))
-                    F.Hazard = Refusal{*Reason, S->getBeginLoc()};
+                if (!Ends || *Reason != SignalState)
+                    if (!F.Hazard || harderHazard(*Reason, F.Hazard->Reason))
+                        F.Hazard = Refusal{*Reason, S->getBeginLoc()};
         const auto *Call = dyn_cast<CallExpr>(S);
         if (!Call) return;
         std::optional<LockOp> Op = Api.classify(Call);

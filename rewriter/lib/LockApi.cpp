@@ -167,11 +167,9 @@ MutexRef LockApi::mutexOf(const CallExpr *Call, LockOp Op) const {
     if (!Callee->hasBody(Def)) return reachedThroughGetter(Callee) ? remote(Callee) : M;
     WrapperSummary S = summary(Def, Op);
     if (S.Chain) {
-        // A wrapper with internal linkage that passes its parameters on in order to a pair whose
-        // first parameter is the mutex: the section stands on the inner pair, as if it called
-        // it (the wrapper's checks of the result do nothing when the operation succeeds,
-        // WrapperModel). Not yet through an inner pair's getter: the section's calls would have
-        // to be the inner pair's names for that.
+        // A wrapper with internal linkage that passes its parameters on in order: the section
+        // stands on the inner pair, as if it called it (the wrapper's checks of the result do
+        // nothing when the operation succeeds, WrapperModel).
         const FunctionDecl *Inner = S.Chain->getDirectCallee();
         const WrapperPair *InnerPair = pairOf(Inner->getName());
         bool InOrder = S.Chain->getNumArgs() == Def->getNumParams();
@@ -179,11 +177,11 @@ MutexRef LockApi::mutexOf(const CallExpr *Call, LockOp Op) const {
             const auto *Ref = dyn_cast<DeclRefExpr>(S.Chain->getArg(I)->IgnoreParenImpCasts());
             InOrder = Ref && Ref->getDecl() == Def->getParamDecl(I);
         }
-        if (!Def->isExternallyVisible() && InnerPair && InOrder && !S.hasEffects() && !S.Guard &&
-            !reachedThroughGetter(Inner)) {
+        if (!Def->isExternallyVisible() && InnerPair && InOrder && !S.hasEffects() && !S.Guard) {
             M.ChainLock = InnerPair->Lock;
             M.ChainUnlock = InnerPair->Unlock;
-            return M;
+            M.ChainInner = Inner;
+            return reachedThroughGetter(Inner) ? remote(Inner) : M;
         }
         // A chain (`my_lock(l) { plat_lock(l); }`, plat_lock defined elsewhere): through the
         // pair's getter, which this unit writes (RewriteAction, pairChain).

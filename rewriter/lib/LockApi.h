@@ -80,10 +80,12 @@ struct MutexRef {
     const clang::Expr *WrapperGuard = nullptr;
     /// A wrapper of this unit with internal linkage (a header's `static inline`, MIT Kerberos's
     /// `k5_mutex_lock`) that passes its parameters on, in order, to a declared pair defined in
-    /// another unit whose first parameter is the mutex (a chain no other unit can write a getter
-    /// for): that pair, whose facts decide whether the section delegates. The operation then
-    /// stands for the inner pair's, on its first argument.
+    /// another unit (a chain no other unit can write a getter for): that pair, whose facts
+    /// decide whether the section delegates, and the inner wrapper called. The operation then
+    /// stands for the inner pair's: on its first argument, or through its getter (Remote names
+    /// the inner wrapper), with the call's arguments.
     std::string ChainLock, ChainUnlock;
+    const clang::FunctionDecl *ChainInner = nullptr;
     /// Where the operation is written (for diagnostics).
     clang::SourceLocation loc() const {
         return Operand ? Operand->getBeginLoc()

@@ -570,10 +570,14 @@ class RewriteConsumer : public ASTConsumer {
             // A pair defined in another unit: the weak declaration of its getter, once.
             std::string GetterDecl, GetterName;
             if (!CS.Refused && !CS.Mutex.Remote.empty()) {
-                StringRef Unlock = CS.UnlockCall->getDirectCallee()->getName();
+                // A static wrapper chaining to the pair: the inner pair's getter.
+                StringRef Unlock = CS.Mutex.ChainInner
+                                       ? StringRef(CS.Mutex.ChainUnlock)
+                                       : CS.UnlockCall->getDirectCallee()->getName();
                 GetterName = remoteMutexGetter(CS.Mutex.Remote, Unlock);
                 std::optional<std::string> Decls = Emitter.getterDeclarations(
-                    CS.LockCall->getDirectCallee(), Unlock, " __attribute__((weak))");
+                    CS.Mutex.ChainInner ? CS.Mutex.ChainInner : CS.LockCall->getDirectCallee(),
+                    Unlock, " __attribute__((weak))");
                 if (!Decls)
                     CS.Refused = Refusal{"a parameter type of lock wrapper '" + CS.Mutex.Remote +
                                              "' cannot be written out",

@@ -435,7 +435,8 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
     // A remote pair: its getter, which the defining unit has when the pair is exact.
     std::string Getter, UnlockName;
     if (!CS.Mutex.Remote.empty()) {
-        UnlockName = CS.UnlockCall->getDirectCallee()->getName().str();
+        UnlockName = CS.Mutex.ChainInner ? CS.Mutex.ChainUnlock
+                                         : CS.UnlockCall->getDirectCallee()->getName().str();
         Getter = remoteMutexGetter(CS.Mutex.Remote, UnlockName);
     }
     std::string LockExpr = Getter.empty() ? mutexExpression(CS.Mutex, Args, Ctx) : "rcl_mutex";
@@ -509,7 +510,9 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
                    " & " + std::to_string(Differ) + "u))";
         C += In1 + "int rcl_local_result;" + End;
         C += In1 + "pthread_mutex_t *rcl_mutex;" + End;
-        Call = "(" + Test + " ? " + Call + " : (" + CS.Mutex.Remote + "(" + joinArguments(Args) +
+        // Otherwise under the section's own wrappers (a static one chaining to the pair, too).
+        std::string LockWrapper = CS.LockCall->getDirectCallee()->getName().str();
+        Call = "(" + Test + " ? " + Call + " : (" + LockWrapper + "(" + joinArguments(Args) +
                "), rcl_local_result = " + Name + "(" + CtxArg + "), " + Unlock +
                ", rcl_local_result))";
     }

@@ -245,14 +245,37 @@ class SuccessPath {
     }
 
     /// The pthread call of this wrapper's kind, if E is one (through parentheses, a `(void)`),
-    /// or a call of another declared wrapper of the same kind that this unit only declares (a
-    /// chain).
+    /// a call of another declared wrapper of the same kind that this unit only declares (a
+    /// chain), or one of a wrapper of this unit that only performs its operation (inner()).
     const CallExpr *expectedCall(const Expr *E) const {
         const auto *Call = dyn_cast_or_null<CallExpr>(E ? E->IgnoreParenCasts() : nullptr);
         const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
         if (!Callee || !Callee->getIdentifier()) return nullptr;
         if (isPthreadOperation(Callee, Op)) return Call->getNumArgs() == 1 ? Call : nullptr;
-        return isChain(Call) ? Call : nullptr;
+        return isChain(Call) || inner(Call) ? Call : nullptr;
+    }
+
+    /// A wrapper of this unit, declared or inferred, of the same kind, whose definition does
+    /// nothing but its operation (possibly checked, possibly under a guard), called with
+    /// arguments free of side effects: a layer over a layer in one file (`q_lock(q) {
+    /// mutex_lock(&q->m); }` over `mutex_lock(m) { if (pthread_mutex_lock(m)) abort(); }`, MIT
+    /// Kerberos's `k5_mutex_lock` over `k5_os_mutex_lock` in threads.c). Its summary, or
+    /// nothing.
+    std::optional<WrapperSummary> inner(const CallExpr *Call) const {
+        const FunctionDecl *Callee = Call->getDirectCallee(), *InnerDef = nullptr;
+        if (!Callee || !Callee->hasBody(InnerDef) || InnerDef == Def || Depth >= 4 ||
+            !Api.pairOf(Callee->getName()) || Api.classify(Call) != Op)
+            return std::nullopt;
+        for (const Expr *Arg : Call->arguments())
+            if (hasSideEffects(Arg, Ctx)) return std::nullopt;
+        ++Depth;
+        WrapperSummary S = summarizeWrapper(InnerDef, Op, Api);
+        --Depth;
+        if (S.Problem || S.Chain || !S.Mutex || S.hasEffects() ||
+            !reachableFromParameters(S.Mutex, InnerDef) ||
+            (S.Guard && !reachableFromParameters(S.Guard, InnerDef, /*ConstCalls=*/true)))
+            return std::nullopt;
+        return S;
     }
     bool isChain(const CallExpr *Call) const {
         const FunctionDecl *Callee = Call->getDirectCallee();
@@ -473,6 +496,31 @@ class SuccessPath {
         Out.Operation = Call;
         if (isChain(Call)) Out.Chain = Call;
         Out.Mutex = Call->getNumArgs() ? Call->getArg(0)->IgnoreParenImpCasts() : nullptr;
+        std::optional<WrapperSummary> Inner = isChain(Call) ? std::nullopt : inner(Call);
+        if (!Inner) return;
+        // Through the inner wrapper: its mutex and its guard, the call's arguments in place of
+        // its parameters.
+        const FunctionDecl *InnerDef = Inner->Def;
+        // (From the operation's argument as written, conversions included: a parameter read.)
+        const Expr *InnerMutex = Inner->Operation && Inner->Operation->getNumArgs() && !Inner->Chain
+                                     ? Inner->Operation->getArg(0)
+                                     : Inner->Mutex;
+        Expr *Mutex = substituteArguments(InnerMutex, InnerDef, Call);
+        Expr *Guard = Inner->Guard ? substituteArguments(Inner->Guard, InnerDef, Call) : nullptr;
+        if (!Mutex || (Inner->Guard && !Guard))
+            return fail("the mutex of '" + InnerDef->getNameAsString() +
+                        "' cannot be written with its arguments");
+        Out.Mutex = Mutex->IgnoreParenImpCasts();
+        if (Guard) {
+            ASTContext &AC = Def->getASTContext();
+            SourceLocation None;
+            Out.Guard = Out.Guard
+                            ? BinaryOperator::Create(
+                                  AC, new (AC) ParenExpr(None, None, const_cast<Expr *>(Out.Guard)),
+                                  new (AC) ParenExpr(None, None, Guard), BO_LAnd, AC.IntTy,
+                                  VK_PRValue, OK_Ordinary, None, FPOptionsOverride())
+                            : Guard->IgnoreParenImpCasts();
+        }
     }
 
     /// `if (G) op(E);` (no else; the branch braced or not), or `if (G) return op(E); else
@@ -591,6 +639,7 @@ class SuccessPath {
     std::vector<const VarDecl *> Locals; ///< the wrapper's locals declared so far
     std::vector<std::pair<const VarDecl *, int64_t>> Known; ///< locals with a constant value
     std::vector<const Expr *> EarlyExits; ///< `if (C) return;` before the operation: each C
+    static inline thread_local unsigned Depth = 0; ///< inner wrappers being read (inner())
     bool Returned = false;
 };
 
@@ -616,8 +665,11 @@ WrapperSummary summarizeWrapper(const FunctionDecl *Def, LockOp Op, const LockAp
 
 namespace {
 
+/// Layers: read the functions that call a wrapper of the unit (Api's, with a body here) instead
+/// of those that name the pthread call.
 std::vector<std::pair<std::string, std::string>> inferOnce(ASTContext &Ctx, const LockApi &Api,
-                                                           const std::set<std::string> *Only) {
+                                                           const std::set<std::string> *Only,
+                                                           bool Layers = false) {
     const SourceManager &SM = Ctx.getSourceManager();
     std::vector<WrapperSummary> Locks, Unlocks;
     for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
@@ -627,15 +679,24 @@ std::vector<std::pair<std::string, std::string>> inferOnce(ASTContext &Ctx, cons
             (Only ? !Only->count(Fn->getNameAsString()) : Api.pairOf(Fn->getName()) != nullptr) ||
             !SM.isWrittenInMainFile(SM.getExpansionLoc(Fn->getBeginLoc())))
             continue;
-        // Only a function that names the pthread call is worth reading.
-        bool Lock = false, Unlock = false;
+        // Only a function that names the pthread call (or, for Layers, a wrapper) is worth
+        // reading.
+        bool Lock = false, Unlock = false, Pthread = false;
         walk(Fn->getBody(), [&](const Stmt *S) {
             const auto *Call = dyn_cast<CallExpr>(S);
             const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
-            Lock |= isPthreadOperation(Callee, LockOp::Lock);
-            Unlock |= isPthreadOperation(Callee, LockOp::Unlock);
+            bool L = isPthreadOperation(Callee, LockOp::Lock),
+                 U = isPthreadOperation(Callee, LockOp::Unlock);
+            Pthread |= L || U;
+            if (Layers && Callee && Callee->hasBody() && Api.pairOf(Callee->getName())) {
+                L = Api.classify(Call) == LockOp::Lock;
+                U = Api.classify(Call) == LockOp::Unlock;
+            }
+            Lock |= L;
+            Unlock |= U;
         });
-        if (Lock == Unlock) continue; // neither, or both (a section, not a wrapper)
+        if (Lock == Unlock || (Layers && Pthread))
+            continue; // neither, or both (a section, not a wrapper); a layer calls no pthread
         WrapperSummary S = summarizeWrapper(Fn, Lock ? LockOp::Lock : LockOp::Unlock, Api);
         if (S.Problem || S.Chain || !S.Mutex || !reachableFromParameters(S.Mutex, Fn)) continue;
         (Lock ? Locks : Unlocks).push_back(S);
@@ -673,7 +734,14 @@ std::vector<std::pair<std::string, std::string>> inferWrapperPairs(ASTContext &C
         Names.insert(Lock);
         Names.insert(Unlock);
     }
-    return inferOnce(Ctx, Knowing, &Names);
+    std::vector<std::pair<std::string, std::string>> Out = inferOnce(Ctx, Knowing, &Names);
+    // A layer over them (`q_lock(q) { mutex_lock(&q->m); }` over `mutex_lock(m) { if
+    // (pthread_mutex_lock(m)) abort(); }`): a wrapper of the mutex the inner one locks.
+    LockApi Inner = Api;
+    Inner.addPairs(Out);
+    for (const auto &Pair : inferOnce(Ctx, Inner, nullptr, /*Layers=*/true))
+        if (!llvm::is_contained(Out, Pair)) Out.push_back(Pair);
+    return Out;
 }
 
 bool hasSideEffects(const Expr *E, const ASTContext &Ctx) {

@@ -155,6 +155,14 @@ HELPERS = collections.OrderedDict([
                         "        return pthread_mutex_lock(m);\n    else\n        return 0;\n}\n\n"
                         "static int cg_unlock(pthread_mutex_t *m)\n{\n    if (cg_threads())\n"
                         "        return pthread_mutex_unlock(m);\n    return 0;\n}\n"),
+    # A layer over a layer in one file: the section's wrappers call a checked portable layer
+    # that nobody declared (inferred).
+    ("layered-wrapper", "static void ly_mutex_lock(pthread_mutex_t *m)\n{\n"
+                        "    if (pthread_mutex_lock(m) != 0)\n        abort();\n}\n\n"
+                        "static void ly_mutex_unlock(pthread_mutex_t *m)\n{\n"
+                        "    if (pthread_mutex_unlock(m) != 0)\n        abort();\n}\n\n"
+                        "static void ly_lock(pthread_mutex_t *m)\n{\n    ly_mutex_lock(m);\n}\n\n"
+                        "static void ly_unlock(pthread_mutex_t *m)\n{\n    ly_mutex_unlock(m);\n}\n"),
     ("threads", "#define LEGACY_THREADS 1\n"),
 ])
 # The program's own allocator (jemalloc built in): a bump allocator whose section takes a
@@ -218,7 +226,8 @@ WRAPPERS = {"wrapper": ("my_lock", "my_unlock"), "sync": ("my_lock", "my_unlock"
             "checked-wrapper": ("ck_lock", "ck_unlock"),
             "assigning-wrapper": ("pa_lock", "pa_unlock"),
             "reporting-wrapper": ("rp_lock", "rp_unlock"),
-            "guarded-wrapper": ("cg_lock", "cg_unlock")}
+            "guarded-wrapper": ("cg_lock", "cg_unlock"),
+            "layered-wrapper": ("ly_lock", "ly_unlock")}
 # The families of the second round (NEW_FAMILIES) and those only rcl-cc's copy converts.
 NEW_FAMILIES = ["optional", "optional-macro", "effects", "inferred", "checked-wrapper",
                 "macro-section", "ifdef-cross", "c11"]
@@ -395,7 +404,8 @@ class Section:
         self.checked = "pa" if self.assigning else "ck"
         if self.family == "checked-wrapper" and not self.assigning and 2 in rounds:
             draw = random.Random("checked/%r/%d" % (rng.getstate()[1][:8], k)).random()
-            self.checked = "rp" if draw < 0.3 else "cg" if draw < 0.6 else "ck"
+            self.checked = "rp" if draw < 0.25 else "cg" if draw < 0.5 else \
+                "ly" if draw < 0.75 else "ck"
         # Block macros written as statement expressions (second round), in place of some.
         self.stmtexpr = self.family == "block" and 2 in rounds and random.Random(
             "stmtexpr/%r/%d" % (rng.getstate()[1][:8], k)).random() < 0.5
@@ -417,9 +427,10 @@ class Section:
                  "checked-wrapper": "checked wrappers", "macro-section": "section in a macro",
                  "ifdef-cross": "lock and unlock in #if blocks",
                  "c11": "C11 mtx_t"}.get(f, f)
-        if f == "checked-wrapper" and self.checked in ("rp", "cg"):
+        if f == "checked-wrapper" and self.checked in ("rp", "cg", "ly"):
             d += {"rp": " (a report, then an assertion)",
-                  "cg": " (a guard calling a const function)"}[self.checked]
+                  "cg": " (a guard calling a const function)",
+                  "ly": " (over another layer of wrappers)"}[self.checked]
         if f == "worker-loop":
             d = "worker loop" + "".join(", " + n for n in ("s2", "outer", "cont", "held")
                                         if self.wl[n])
@@ -433,7 +444,8 @@ class Section:
         if self.family in ("block", "wrapper", "possess", "sync", "optional-macro", "effects",
                            "fastpath", "checked-wrapper"):
             need.add({"pa": "assigning-wrapper", "rp": "reporting-wrapper",
-                      "cg": "guarded-wrapper"}.get(self.checked) if self.checked != "ck" else
+                      "cg": "guarded-wrapper", "ly": "layered-wrapper"}.get(self.checked)
+                     if self.checked != "ck" else
                      "stmtexpr" if self.stmtexpr else self.family)
         if self.family == "ifdef-cross":
             need.add("threads")
@@ -639,9 +651,9 @@ class Section:
         if self.assigning:
             out.append(ind + "%s += (unsigned long)pa_err;" % c)
             stats["checked-wrapper:assigns-result"] += 1
-        if self.checked in ("rp", "cg"):
-            stats["checked-wrapper:" + {"rp": "report-then-assert", "cg": "const-guard"}[
-                self.checked]] += 1
+        if self.checked in ("rp", "cg", "ly"):
+            stats["checked-wrapper:" + {"rp": "report-then-assert", "cg": "const-guard",
+                                        "ly": "layered"}[self.checked]] += 1
         if self.caller_state == "tls":
             out += [ind + "tl_%d += (unsigned long)%s + 1;" % (k, a), ind + "%s += tl_%d %% 7;" % (c, k)]
         elif self.caller_state == "tls-callee":

@@ -168,15 +168,121 @@ static bool endsTheProcess(const FunctionDecl *Def) {
            Name == "abort";
 }
 
-const CalleeFacts::FunctionFacts &CalleeFacts::facts(const FunctionDecl *Def) {
-    auto [It, New] = Facts.try_emplace(Def);
-    if (!New) return It->second;
+namespace {
+/// The value Cond has in Def when its parameters hold Args' constants, where they decide it:
+/// `p`, `!p`, `p == 3`, `p != 0`, `unlikely(p)`, `a && b`, `a || b`. Nothing otherwise.
+std::optional<bool> decided(const Expr *Cond, const FunctionDecl *Def,
+                            const CalleeFacts::Constants &Args, const ASTContext &Ctx) {
+    if (Args.empty()) return std::nullopt;
+    std::function<std::optional<int64_t>(const Expr *)> value =
+        [&](const Expr *E) -> std::optional<int64_t> {
+        E = E->IgnoreParenImpCasts();
+        if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+            const auto *P = dyn_cast<ParmVarDecl>(Ref->getDecl());
+            if (!P || P->getDeclContext() != Def) return std::nullopt;
+            for (const auto &[I, V] : Args)
+                if (I == P->getFunctionScopeIndex()) return V;
+            return std::nullopt;
+        }
+        if (const auto *Lit = dyn_cast<IntegerLiteral>(E))
+            return Lit->getValue().getLimitedValue(INT64_MAX);
+        if (E->isNullPointerConstant(const_cast<ASTContext &>(Ctx),
+                                     Expr::NPC_ValueDependentIsNotNull))
+            return 0;
+        if (const auto *Call = dyn_cast<CallExpr>(E);
+            Call && Call->getBuiltinCallee() == Builtin::BI__builtin_expect &&
+            Call->getNumArgs() == 2)
+            return value(Call->getArg(0));
+        if (const auto *Un = dyn_cast<UnaryOperator>(E); Un && Un->getOpcode() == UO_LNot) {
+            std::optional<int64_t> V = value(Un->getSubExpr());
+            return V ? std::optional<int64_t>(*V == 0) : std::nullopt;
+        }
+        if (const auto *Bin = dyn_cast<BinaryOperator>(E)) {
+            std::optional<int64_t> L = value(Bin->getLHS());
+            if (Bin->getOpcode() == BO_LAnd && L && !*L) return 0;
+            if (Bin->getOpcode() == BO_LOr && L && *L) return 1;
+            std::optional<int64_t> R = value(Bin->getRHS());
+            if (Bin->getOpcode() == BO_LAnd && R && !*R) return 0; // no side effect skipped:
+            if (Bin->getOpcode() == BO_LOr && R && *R) return 1;   // the walk still reads both
+            if (!L || !R) return std::nullopt;
+            switch (Bin->getOpcode()) {
+            case BO_EQ:
+                return *L == *R;
+            case BO_NE:
+                return *L != *R;
+            case BO_LAnd:
+                return *L && *R;
+            case BO_LOr:
+                return *L || *R;
+            default:
+                return std::nullopt;
+            }
+        }
+        return std::nullopt;
+    };
+    std::optional<int64_t> V = value(Cond);
+    return V ? std::optional<bool>(*V != 0) : std::nullopt;
+}
+
+/// Pre-order walk of Def's body as it runs with Args' constants in its parameters: an `if` or a
+/// `?:` whose condition they decide has only its condition and the branch taken visited.
+template <typename Fn>
+void walkTaken(const Stmt *S, const FunctionDecl *Def, const CalleeFacts::Constants &Args,
+               const ASTContext &Ctx, Fn &&Visit) {
+    if (!S) return;
+    Visit(S);
+    const Expr *Cond = nullptr;
+    const Stmt *Then = nullptr, *Else = nullptr;
+    if (const auto *If = dyn_cast<IfStmt>(S); If && !If->getInit() && !If->getConditionVariable())
+        Cond = If->getCond(), Then = If->getThen(), Else = If->getElse();
+    else if (const auto *C = dyn_cast<AbstractConditionalOperator>(S))
+        Cond = C->getCond(), Then = C->getTrueExpr(), Else = C->getFalseExpr();
+    if (std::optional<bool> Taken = Cond ? decided(Cond, Def, Args, Ctx) : std::nullopt) {
+        // (No label inside the branch left out: a goto could enter it.)
+        const Stmt *Skipped = *Taken ? Else : Then;
+        if (!Skipped || !hasJumpTargetInside(Skipped)) {
+            walkTaken(Cond, Def, Args, Ctx, Visit);
+            walkTaken(*Taken ? Then : Else, Def, Args, Ctx, Visit);
+            return;
+        }
+    }
+    for (const Stmt *Child : S->children())
+        walkTaken(Child, Def, Args, Ctx, Visit);
+}
+} // namespace
+
+CalleeFacts::Constants CalleeFacts::callConstants(const CallExpr *Call, const FunctionDecl *Callee,
+                                                  const FunctionDecl *Caller,
+                                                  const Constants &CallerArgs) const {
+    Constants Out;
+    for (unsigned I = 0; I < Call->getNumArgs() && I < Callee->getNumParams(); ++I) {
+        const Expr *Arg = Call->getArg(I);
+        Expr::EvalResult Value;
+        if (Arg->isValueDependent()) continue;
+        if (!Arg->HasSideEffects(Ctx) && Arg->getType()->isIntegralOrEnumerationType() &&
+            Arg->EvaluateAsInt(Value, Ctx))
+            Out.push_back({I, Value.Val.getInt().getExtValue()});
+        else if (Arg->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull))
+            Out.push_back({I, 0});
+        else if (const auto *Ref = dyn_cast<DeclRefExpr>(Arg->IgnoreParenImpCasts()))
+            if (const auto *P = dyn_cast<ParmVarDecl>(Ref->getDecl());
+                P && Caller && P->getDeclContext() == Caller)
+                for (const auto &[J, V] : CallerArgs)
+                    if (J == P->getFunctionScopeIndex()) Out.push_back({I, V});
+    }
+    return Out;
+}
+
+const CalleeFacts::FunctionFacts &CalleeFacts::facts(const FunctionDecl *Def,
+                                                     const Constants &Args) {
+    auto Key = std::make_pair(Def, Args);
+    if (auto It = Facts.find(Key); It != Facts.end()) return It->second;
     FunctionFacts F;
     // A function that ends the process may change or use the signal state on its way (raise a
     // signal, then _exit), as abort() itself does, which any section may call: the state goes
     // with the process. What else it does is judged as anywhere.
     bool Ends = endsTheProcess(Def);
-    walk(Def->getBody(), [&](const Stmt *S) {
+    walkTaken(Def->getBody(), Def, Args, Ctx, [&](const Stmt *S) {
         if (!F.Hazard || !finalHazard(F.Hazard->Reason))
             if (std::optional<std::string> Reason = threadHazard(S, /*InCallee=*/true))
                 if (!Ends || *Reason != SignalState)
@@ -190,49 +296,59 @@ const CalleeFacts::FunctionFacts &CalleeFacts::facts(const FunctionDecl *Def) {
         const FunctionDecl *Callee = Call->getDirectCallee(), *CalleeDef = nullptr;
         if (Op || !Callee) return;
         if (Callee->hasBody(CalleeDef))
-            F.Callees.push_back(CalleeDef);
+            F.Callees.push_back({CalleeDef, callConstants(Call, CalleeDef, Def, Args)});
         else if (isProgramFunction(Callee))
             F.External.push_back({Callee, Call->getBeginLoc()});
         else
             for (const FunctionDecl *Callback : callbacks(Call)) {
                 if (Callback->hasBody(CalleeDef))
-                    F.Callees.push_back(CalleeDef);
+                    F.Callees.push_back({CalleeDef, {}});
                 else
                     F.External.push_back({Callback, Call->getBeginLoc()});
             }
     });
-    return Facts[Def] = std::move(F);
+    return Facts[Key] = std::move(F);
 }
 
-const std::vector<const FunctionDecl *> &CalleeFacts::reachable(const FunctionDecl *Fn) {
+const std::vector<CalleeFacts::Reached> &CalleeFacts::reachable(const FunctionDecl *Fn,
+                                                                const Constants &Args) {
     const FunctionDecl *Def = nullptr;
     Fn->hasBody(Def);
-    std::vector<const FunctionDecl *> &Out = Reachable[Fn];
+    std::vector<Reached> &Out = Reachable[{Fn, Args}];
     if (!Def || !Out.empty()) return Out;
-    std::set<const FunctionDecl *> Seen{Def};
-    Out.push_back(Def);
-    // Breadth first, one level at a time, at most 16 calls deep.
-    for (size_t Level = 0, Begin = 0; Level <= 16 && Begin < Out.size(); ++Level) {
-        size_t End = Out.size();
+    std::vector<std::pair<const FunctionDecl *, Constants>> Nodes{{Def, Args}};
+    std::set<std::pair<const FunctionDecl *, Constants>> Seen{Nodes.front()};
+    std::map<const FunctionDecl *, unsigned> Versions;
+    // Breadth first, one level at a time, at most 16 calls deep; a function called with more
+    // than 8 sets of constants is read without them past the eighth (all of its branches).
+    for (size_t Level = 0, Begin = 0; Level <= 16 && Begin < Nodes.size(); ++Level) {
+        size_t End = Nodes.size();
         for (size_t I = Begin; I < End; ++I)
-            for (const FunctionDecl *Callee : facts(Out[I]).Callees)
-                if (Seen.insert(Callee).second) Out.push_back(Callee);
+            for (auto [Callee, Args] : facts(Nodes[I].first, Nodes[I].second).Callees) {
+                if (!Args.empty() && Versions[Callee] >= 8) Args.clear();
+                if (Seen.insert({Callee, Args}).second) {
+                    ++Versions[Callee];
+                    Nodes.push_back({Callee, Args});
+                }
+            }
         Begin = End;
     }
+    for (const auto &[Node, Args] : Nodes)
+        Out.push_back({Node, &facts(Node, Args)});
     return Out;
 }
 
 bool CalleeFacts::reachesLock(const FunctionDecl *Fn) {
-    for (const FunctionDecl *Def : reachable(Fn))
-        if (facts(Def).Locks) return true;
+    for (const Reached &R : reachable(Fn))
+        if (R.Facts->Locks) return true;
     return false;
 }
 
-std::optional<Refusal> CalleeFacts::localHazard(const FunctionDecl *Fn) {
+std::optional<Refusal> CalleeFacts::localHazard(const FunctionDecl *Fn, const Constants &Args) {
     const SourceManager &SM = Ctx.getSourceManager();
     std::optional<Refusal> Found;
-    for (const FunctionDecl *Def : reachable(Fn)) {
-        const std::optional<Refusal> &Hazard = facts(Def).Hazard;
+    for (const auto &[Def, Facts] : reachable(Fn, Args)) {
+        const std::optional<Refusal> &Hazard = Facts->Hazard;
         if (!Hazard || (Found && !harderHazard(Hazard->Reason, Found->Reason))) continue;
         std::string What;
         if (Def != Fn->getDefinition()) What = "through '" + Def->getNameAsString() + "' ";
@@ -253,12 +369,12 @@ bool isProgramFunction(const FunctionDecl *Fn) {
     return true;
 }
 
-std::optional<Refusal> CalleeFacts::hazard(const FunctionDecl *Callee) {
+std::optional<Refusal> CalleeFacts::hazard(const FunctionDecl *Callee, const Constants &Args) {
     std::string What = "calls '" + Callee->getNameAsString() + "', which ";
     // A use of the caller's state (usesCallerState) stands only where nothing else refuses
     // and no facts are missing.
     std::optional<Refusal> CallerState;
-    if (std::optional<Refusal> Local = localHazard(Callee)) {
+    if (std::optional<Refusal> Local = localHazard(Callee, Args)) {
         Refusal R{What + Local->Reason, Local->Loc};
         if (!usesCallerState(R.Reason)) return R;
         CallerState = std::move(R);
@@ -266,7 +382,7 @@ std::optional<Refusal> CalleeFacts::hazard(const FunctionDecl *Callee) {
     if (!Project) return CallerState;
     // Functions of other units, through the project's facts: first a hazard they are known to
     // reach, then (RequireFacts) one whose facts are not known.
-    const std::vector<const FunctionDecl *> &Defs = reachable(Callee);
+    const std::vector<Reached> &Defs = reachable(Callee, Args);
     struct FarCall {
         const FunctionDecl *Def;   ///< the function here that calls it (null: Callee itself)
         const FunctionDecl *Other; ///< the function of another unit
@@ -277,8 +393,8 @@ std::optional<Refusal> CalleeFacts::hazard(const FunctionDecl *Callee) {
         if (!isProgramFunction(Callee)) return CallerState;
         Far.push_back({nullptr, Callee, SourceLocation()});
     }
-    for (const FunctionDecl *Def : Defs)
-        for (auto [Other, Loc] : facts(Def).External)
+    for (const auto &[Def, Facts] : Defs)
+        for (auto [Other, Loc] : Facts->External)
             Far.push_back({Def, Other, Loc});
     for (int Pass = 0; Pass < (RequireFacts ? 2 : 1); ++Pass)
         for (auto [Def, Other, Loc] : Far) {
@@ -745,8 +861,8 @@ ProjectFacts::UnitFacts CalleeFacts::exported() {
         // The hazard within this unit (a project's hazard is found again from Calls).
         if (std::optional<Refusal> Local = localHazard(Fn)) E.Hazard = Local->Reason;
         std::set<std::string> Calls;
-        for (const FunctionDecl *Def : reachable(Fn))
-            for (auto [Other, Loc] : facts(Def).External)
+        for (const auto &[Def, Facts] : reachable(Fn))
+            for (auto [Other, Loc] : Facts->External)
                 Calls.insert(Other->getNameAsString());
         E.Calls.assign(Calls.begin(), Calls.end());
         for (const Effect &X : effects(Fn)) {

@@ -36,7 +36,11 @@ class CalleeFacts {
         : Ctx(Ctx), Api(Api), Project(Project), RequireFacts(RequireFacts), Unit(std::move(Unit)),
           Changed([this](const clang::VarDecl *V) { return changed(V); }) {}
 
-    /// What one function of the translation unit does directly.
+    /// Constant arguments a function is called with, by parameter index (sorted): the branches
+    /// they decide are left out of its facts (jemalloc's `arena_get(tsdn, ind, false)`, whose
+    /// `if (init_if_missing) arena_init(...)` never runs from such a call).
+    using Constants = std::vector<std::pair<unsigned, int64_t>>;
+    /// What one function of the translation unit does directly (called with some constants).
     struct FunctionFacts {
         std::vector<const clang::CallExpr *> Waits; ///< condition waits
         bool Locks = false;                         ///< locks, trylocks or timedlocks a mutex
@@ -45,21 +49,35 @@ class CalleeFacts {
         std::optional<Refusal> Hazard;
         /// Defined in this TU: called, or passed to a library function that may call them (a
         /// comparator given to qsort runs inside it: callbacks).
-        std::vector<const clang::FunctionDecl *> Callees;
+        /// With the constants each is called with.
+        std::vector<std::pair<const clang::FunctionDecl *, Constants>> Callees;
         /// The same for functions of the program defined elsewhere (isProgramFunction), with
         /// where they are called or passed.
         std::vector<std::pair<const clang::FunctionDecl *, clang::SourceLocation>> External;
     };
-    const FunctionFacts &facts(const clang::FunctionDecl *Def);
+    const FunctionFacts &facts(const clang::FunctionDecl *Def, const Constants &Args = {});
+    /// A function reached, and its facts as it is reached (called with constants).
+    struct Reached {
+        const clang::FunctionDecl *Def;
+        const FunctionFacts *Facts;
+    };
     /// Fn's definition and every function of the translation unit it calls, transitively
-    /// (breadth first, at most 16 calls deep).
-    const std::vector<const clang::FunctionDecl *> &reachable(const clang::FunctionDecl *Fn);
+    /// (breadth first, at most 16 calls deep), each with its facts for the constants it is
+    /// called with (one function may be there several times).
+    /// Args: the constants Fn is called with (callConstants).
+    const std::vector<Reached> &reachable(const clang::FunctionDecl *Fn,
+                                          const Constants &Args = {});
+    /// The constant arguments of Call to Callee (literals, null pointers), and those of the
+    /// calling function's parameters that hold constants (CallerArgs of Caller).
+    Constants callConstants(const clang::CallExpr *Call, const clang::FunctionDecl *Callee,
+                            const clang::FunctionDecl *Caller = nullptr,
+                            const Constants &CallerArgs = {}) const;
     bool reachesLock(const clang::FunctionDecl *Fn);
     /// Why calling Callee makes a section unsafe on the server: the first thread hazard it
     /// reaches in this unit, or through the project's facts in another one ("calls 'f', which
     /// through 'g' ..."), or (RequireFacts) a function of another file whose facts are not
     /// known. Nothing when none is known.
-    std::optional<Refusal> hazard(const clang::FunctionDecl *Callee);
+    std::optional<Refusal> hazard(const clang::FunctionDecl *Callee, const Constants &Args = {});
     /// Whether this unit is part of the program's memory allocator, and why: it defines
     /// `malloc`, `free` or another allocation function of the C library (with external linkage,
     /// so the program's calls reach it), or the project's facts say a unit that may share a
@@ -137,14 +155,14 @@ class CalleeFacts {
     const std::map<const clang::FunctionDecl *, std::set<std::string>> &taken();
     /// The first thread hazard Fn reaches in this unit, described as "[through 'g' ]<reason>
     /// (file:line)", at the hazard's location.
-    std::optional<Refusal> localHazard(const clang::FunctionDecl *Fn);
+    std::optional<Refusal> localHazard(const clang::FunctionDecl *Fn, const Constants &Args = {});
 
     clang::ASTContext &Ctx;
     const LockApi &Api;
     const ProjectFacts *Project;
     bool RequireFacts;
-    std::map<const clang::FunctionDecl *, FunctionFacts> Facts;
-    std::map<const clang::FunctionDecl *, std::vector<const clang::FunctionDecl *>> Reachable;
+    std::map<std::pair<const clang::FunctionDecl *, Constants>, FunctionFacts> Facts;
+    std::map<std::pair<const clang::FunctionDecl *, Constants>, std::vector<Reached>> Reachable;
     std::string Unit;
     std::optional<std::optional<AllocatorUnit>> Allocator; ///< allocatorUnit, once computed
     std::map<const clang::FunctionDecl *, std::vector<Effect>> Effects;

@@ -67,7 +67,7 @@ class CaptureAnalysis {
     /// unit, or through the project's facts of other units) uses thread-local state or acts on
     /// the calling thread: refused.
     void calleeHazards(CriticalSection &CS, const clang::FunctionDecl *Callee,
-                       clang::SourceLocation Loc);
+                       clang::SourceLocation Loc, const clang::CallExpr *Call = nullptr);
     /// What the call does to the section's lock, through its callees, the facts of other
     /// files and calls through pointers (CalleeFacts::judge): a callee that releases or
     /// retakes the lock, waits with it in another file, or a pointer whose targets are unsafe

@@ -49,8 +49,8 @@ std::optional<TextEdit> CaptureAnalysis::renameWait(const CallExpr *Wait, String
 void CaptureAnalysis::calleeWaits(CriticalSection &CS, const FunctionDecl *Callee,
                                   SourceLocation Loc) {
     const SourceManager &SM = Ctx.getSourceManager();
-    for (const FunctionDecl *Def : Callees.reachable(Callee))
-        for (const CallExpr *Wait : Callees.facts(Def).Waits) {
+    for (const auto &[Def, Facts] : Callees.reachable(Callee))
+        for (const CallExpr *Wait : Facts->Waits) {
             if (!NotedWaits.insert(Wait).second) continue;
             CS.Waits = true;
             LockOp Op = *Api.classify(Wait);
@@ -118,8 +118,10 @@ bool CaptureAnalysis::gotoReleasingLabel(CriticalSection &CS, const GotoStmt *Go
 }
 
 void CaptureAnalysis::calleeHazards(CriticalSection &CS, const FunctionDecl *Callee,
-                                    SourceLocation Loc) {
-    std::optional<Refusal> Why = Callees.hazard(Callee);
+                                    SourceLocation Loc, const CallExpr *Call) {
+    // The branches of Callee that the call's constant arguments rule out are not followed.
+    std::optional<Refusal> Why = Callees.hazard(Callee, Call ? Callees.callConstants(Call, Callee)
+                                                             : CalleeFacts::Constants());
     if (!Why) return;
     if (!Why->WaitsForFacts) return refuse(CS, Why->Reason, Loc);
     waitForFacts(CS, *Why, Loc);
@@ -346,7 +348,7 @@ void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
                               "calls '" + Callee->getNameAsString() +
                                   "', which takes a mutex (--no-nested-locks)",
                               Loc);
-            calleeHazards(CS, Callee, Loc);
+            calleeHazards(CS, Callee, Loc, Call);
             if (CS.Refused && !CS.Refused->WaitsForFacts) return;
             if (Callee->getLexicalDeclContext()->isFunctionOrMethod())
                 return refuse(

@@ -277,6 +277,13 @@ const CalleeFacts::FunctionFacts &CalleeFacts::facts(const FunctionDecl *Def,
                                                      const Constants &Args) {
     auto Key = std::make_pair(Def, Args);
     if (auto It = Facts.find(Key); It != Facts.end()) return It->second;
+    if (!Args.empty()) {
+        // Only the parameters Def never assigns nor takes the address of keep their constants.
+        Constants Kept;
+        for (const auto &[I, V] : Args)
+            if (I < Def->getNumParams() && !changed(Def->getParamDecl(I))) Kept.push_back({I, V});
+        if (Kept != Args) return Facts[Key] = facts(Def, Kept);
+    }
     FunctionFacts F;
     // A function that ends the process may change or use the signal state on its way (raise a
     // signal, then _exit), as abort() itself does, which any section may call: the state goes

@@ -2,7 +2,8 @@
 // `arena_get(tsdn, ind, false)`: its `if (init_if_missing) arena_init(...)`, which may start a
 // background thread with its signals masked, never runs from such a call; about a hundred of
 // jemalloc's sections were refused for it). The constants pass on through the callee's own
-// parameters. A call that may take the branch still refuses its section.
+// parameters, unless the callee assigns them. A call that may take the branch still refuses its
+// section.
 // RUN: %rcl-rewrite --all %s -- %rcl_cflags > %t.c 2> %t.err
 // RUN: FileCheck %s --check-prefix=ERR < %t.err
 // RUN: FileCheck %s < %t.c
@@ -33,6 +34,13 @@ static inline long *slot_get(int i, int create_if_missing)
 }
 
 static long *slot_lookup(int i, int create) { return slot_get(i, create); }
+
+static int forced;
+static long *slot_forced(int i, int create)
+{
+    create |= forced; /* no longer the caller's constant */
+    return slot_get(i, create);
+}
 
 void read_slot(int i)
 {
@@ -67,4 +75,11 @@ void make_slot_maybe(int i, int create)
     *slot_lookup(i, create) += 1;
     pthread_mutex_unlock(&m);
 }
-// ERR: rcl: summary: 2 converted, 2 refused
+void read_slot_forced(int i)
+{
+    pthread_mutex_lock(&m);
+    // ERR: callee-constant-arguments.c:[[@LINE+1]]:15: rcl: cannot convert critical section: calls 'slot_forced', which through 'start_helper' changes or uses the calling thread's signal state
+    total += *slot_forced(i, 0);
+    pthread_mutex_unlock(&m);
+}
+// ERR: rcl: summary: 2 converted, 3 refused

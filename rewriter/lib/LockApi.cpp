@@ -237,11 +237,18 @@ std::optional<std::string> LockApi::pairProblem(const FunctionDecl *LockDef,
     WrapperSummary L = summary(LockDef, LockOp::Lock), U = summary(UnlockDef, LockOp::Unlock);
     if (L.Problem) return L.Problem;
     if (U.Problem) return U.Problem;
-    if (L.hasEffects() || U.hasEffects())
-        return (L.hasEffects()
-                    ? "lock wrapper '" + LockDef->getNameAsString() + "' does more than lock"
-                    : "unlock wrapper '" + UnlockDef->getNameAsString() +
-                          "' does more than unlock") +
+    // Checks of the parameters only (Tor's `raw_assert(m)`) go into the getter, written with
+    // the lock wrapper's parameter names: the unlock wrapper's must be the same.
+    bool SameNames = true;
+    for (unsigned I = 0; I < LockDef->getNumParams(); ++I)
+        SameNames &= LockDef->getParamDecl(I)->getName() == UnlockDef->getParamDecl(I)->getName();
+    auto effects = [&](const WrapperSummary &S) {
+        return S.hasEffects() && (!S.onlyChecks() || !SameNames);
+    };
+    if (effects(L) || effects(U))
+        return (effects(L) ? "lock wrapper '" + LockDef->getNameAsString() + "' does more than lock"
+                           : "unlock wrapper '" + UnlockDef->getNameAsString() +
+                                 "' does more than unlock") +
                std::string(" its first argument, which other files' sections cannot run where "
                            "it would run");
     if (L.Chain || U.Chain) {
@@ -262,11 +269,16 @@ std::optional<std::string> LockApi::pairProblem(const FunctionDecl *LockDef,
 }
 
 const Expr *LockApi::pairMutex(const FunctionDecl *LockDef, const FunctionDecl *UnlockDef,
-                               const Expr **Guard) const {
+                               const Expr **Guard, std::vector<const clang::Stmt *> *Checks) const {
     if (pairProblem(LockDef, UnlockDef)) return nullptr;
     WrapperSummary L = summary(LockDef, LockOp::Lock);
     if (L.Chain) return nullptr;
     if (Guard) *Guard = L.Guard;
+    if (Checks) {
+        WrapperSummary U = summary(UnlockDef, LockOp::Unlock);
+        *Checks = L.Checks;
+        Checks->insert(Checks->end(), U.Checks.begin(), U.Checks.end());
+    }
     return L.Mutex;
 }
 

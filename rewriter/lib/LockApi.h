@@ -184,11 +184,13 @@ class LockApi {
     std::optional<std::string> pairProblem(const clang::FunctionDecl *LockDef,
                                            const clang::FunctionDecl *UnlockDef) const;
     /// For such a pair that delegates and is not a chain: the mutex expression, in terms of the
-    /// lock wrapper's parameters, and (Guard) the condition it is locked under, if any. Other
-    /// units delegate through a getter returning it.
+    /// lock wrapper's parameters, (Guard) the condition it is locked under, if any, and (Checks)
+    /// the wrappers' checks of their parameters (WrapperSummary::Checks). Other units delegate
+    /// through a getter that runs the checks and returns the mutex.
     const clang::Expr *pairMutex(const clang::FunctionDecl *LockDef,
                                  const clang::FunctionDecl *UnlockDef,
-                                 const clang::Expr **Guard = nullptr) const;
+                                 const clang::Expr **Guard = nullptr,
+                                 std::vector<const clang::Stmt *> *Checks = nullptr) const;
     /// For a pair whose wrappers go through another declared pair (`my_lock(l) { plat_lock(l); }`
     /// / `my_unlock(l) { plat_unlock(l); }`), with the same arguments: the inner unlock wrapper's
     /// name, and the lock wrapper's inner call in Inner. Its getter calls the inner pair's.

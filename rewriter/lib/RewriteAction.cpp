@@ -339,8 +339,11 @@ class RewriteConsumer : public ASTConsumer {
                     Getter = Emitter->chainGetterDefinition(LockDef, W.Unlock, Inner, *InnerUnlock);
                 else {
                     const Expr *Guard = nullptr;
-                    const Expr *Mutex = Api.pairMutex(LockDef, UnlockDef, &Guard);
-                    if (Mutex) Getter = Emitter->getterDefinition(LockDef, W.Unlock, Mutex, Guard);
+                    std::vector<const Stmt *> Checks;
+                    const Expr *Mutex = Api.pairMutex(LockDef, UnlockDef, &Guard, &Checks);
+                    if (Mutex)
+                        Getter = Emitter->getterDefinition(LockDef, W.Unlock, Mutex, Guard, Checks,
+                                                           Later->getEndLoc());
                 }
                 if (Getter && End)
                     Getters->emplace_back(Real, *End + 1, 0, " " + *Getter);

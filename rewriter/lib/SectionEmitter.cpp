@@ -67,7 +67,10 @@ std::string SectionEmitter::lineDirective(const SourceText &Other, unsigned Offs
 }
 
 std::string SectionEmitter::lineDirective(unsigned Offset) const {
-    if (!LineDirectives) return "";
+    return LineDirectives ? presumedLineDirective(Offset) : "";
+}
+
+std::string SectionEmitter::presumedLineDirective(unsigned Offset) const {
     // The presumed place: where the file's own #line directives (generated code: bison, flex,
     // re2c) put the text at Offset, and where nothing does, the file as the command names it.
     const clang::SourceManager &SM = Text.sourceManager();
@@ -114,7 +117,8 @@ namespace {
 /// `{ (void)p; return Body; } const unsigned MASK = N;` with the parameters Body does not use
 /// cast to void, and bit I of N set when it uses parameter I.
 std::string getterBody(const FunctionDecl *LockWrapper, llvm::StringRef UnlockWrapper,
-                       const std::string &Body, const std::vector<unsigned> &Used) {
+                       const std::string &Body, const std::vector<unsigned> &Used,
+                       const std::string &Checks = "") {
     unsigned Mask = 0;
     std::string Unused;
     for (unsigned I = 0; I < LockWrapper->getNumParams(); ++I)
@@ -122,7 +126,7 @@ std::string getterBody(const FunctionDecl *LockWrapper, llvm::StringRef UnlockWr
             Mask |= 1u << std::min(I, 31u);
         else
             Unused += "(void)" + getterParameter(LockWrapper, I) + "; ";
-    return " { " + Unused + "return " + Body + "; } const unsigned " +
+    return " { " + Unused + Checks + "return " + Body + "; } const unsigned " +
            remoteMutexParameters(LockWrapper->getName(), UnlockWrapper) + " = " +
            std::to_string(Mask) + "u; /* added by rcl-rewrite: the mutex of " +
            LockWrapper->getName().str() + "/" + UnlockWrapper.str() +
@@ -140,11 +144,29 @@ std::string printed(const Expr *E, const ASTContext &Ctx) {
 
 std::optional<std::string> SectionEmitter::getterDefinition(const FunctionDecl *LockWrapper,
                                                             StringRef UnlockWrapper,
-                                                            const Expr *Mutex,
-                                                            const Expr *Guard) const {
+                                                            const Expr *Mutex, const Expr *Guard,
+                                                            const std::vector<const Stmt *> &Checks,
+                                                            SourceLocation At) const {
     std::optional<std::string> Decls = getterDeclarations(LockWrapper, UnlockWrapper, "");
     std::optional<std::string> Proto = getterPrototype(LockWrapper, UnlockWrapper);
     if (!Decls || !Proto) return std::nullopt;
+    // The wrappers' checks of their parameters, as written (a macro use whole), each on the
+    // line it is written on, then back to the getter's line.
+    std::string CheckText;
+    std::vector<std::string> Seen;
+    for (const Stmt *S : Checks) {
+        std::optional<TextRange> R = Text.node(S->getSourceRange());
+        if (!R) return std::nullopt;
+        std::string One = Text.text(*R).str();
+        if (llvm::is_contained(Seen, One)) continue; // the unlock's, the same as the lock's
+        Seen.push_back(One);
+        CheckText += presumedLineDirective(R->Begin) + One + ";";
+    }
+    if (!CheckText.empty()) {
+        std::optional<unsigned> Here = Text.offset(At);
+        if (!Here) return std::nullopt;
+        CheckText += presumedLineDirective(*Here);
+    }
     std::replace(Decls->begin(), Decls->end(), '\n', ' ');
     std::vector<unsigned> Used = parametersUsed(Mutex);
     std::string Body = printed(Mutex, Ctx);
@@ -156,7 +178,7 @@ std::optional<std::string> SectionEmitter::getterDefinition(const FunctionDecl *
             if (std::find(Used.begin(), Used.end(), I) == Used.end()) Used.push_back(I);
         Body = "(" + printed(Guard, Ctx) + ") ? (" + Body + ") : (pthread_mutex_t *)0";
     }
-    return *Decls + *Proto + getterBody(LockWrapper, UnlockWrapper, Body, Used);
+    return *Decls + *Proto + getterBody(LockWrapper, UnlockWrapper, Body, Used, CheckText);
 }
 
 std::optional<std::string> SectionEmitter::chainGetterDefinition(const FunctionDecl *LockWrapper,

@@ -60,10 +60,14 @@ class SectionEmitter {
     /// The getter and the mask of an exact pair, on one line, for the file that defines the
     /// pair: `{ return Mutex; }` (Mutex written in the lock wrapper's parameters, those it does
     /// not use cast to void) and the mask of the parameters it uses.
-    std::optional<std::string> getterDefinition(const clang::FunctionDecl *LockWrapper,
-                                                llvm::StringRef UnlockWrapper,
-                                                const clang::Expr *Mutex,
-                                                const clang::Expr *Guard = nullptr) const;
+    /// Checks: statements of the wrappers that check their parameters, run first (their text,
+    /// each under a `#line` of its own line, so that `__LINE__` in a report is the wrapper's;
+    /// At: where the getter is inserted, whose line the text after them gets back).
+    std::optional<std::string>
+    getterDefinition(const clang::FunctionDecl *LockWrapper, llvm::StringRef UnlockWrapper,
+                     const clang::Expr *Mutex, const clang::Expr *Guard = nullptr,
+                     const std::vector<const clang::Stmt *> &Checks = {},
+                     clang::SourceLocation At = clang::SourceLocation()) const;
     /// The same for a chain pair (LockApi::pairChain): the getter returns what the inner pair's
     /// getter (declared weak) returns for the inner call's arguments, null where it is absent.
     std::optional<std::string> chainGetterDefinition(const clang::FunctionDecl *LockWrapper,
@@ -75,6 +79,8 @@ class SectionEmitter {
     /// place of the text at Offset: its line, and its file as the command names it or as the
     /// file's own #line directives name it (generated code).
     std::string lineDirective(unsigned Offset) const;
+    /// The same whether or not `LineDirectives` is set.
+    std::string presumedLineDirective(unsigned Offset) const;
     /// The same for the text at Offset of another file (a header the wrapper is defined in),
     /// named as the preprocessor presumes it.
     std::string lineDirective(const SourceText &Other, unsigned Offset) const;

@@ -364,6 +364,29 @@ class SuccessPath {
         if (isa<DeclStmt>(S)) Why = What + " declares a variable" + Where;
         if (Why) return fail(*Why);
         (Out.Operation ? Out.After : Out.Before).push_back(S);
+        if (parameterCheck(S)) Out.Checks.push_back(S);
+    }
+
+    /// `if (C) F;` (no else), alone or as the body of a macro's `do { ... } while (0)`, C
+    /// reading only the parameters and file-scope names without side effects, F never
+    /// completing (WrapperSummary::Checks).
+    bool parameterCheck(const Stmt *S) const {
+        if (const auto *Do = dyn_cast<DoStmt>(S)) {
+            Expr::EvalResult Value;
+            if (!Do->getCond()->EvaluateAsInt(Value, Ctx) || Value.Val.getInt() != 0) return false;
+            S = Do->getBody();
+        }
+        if (const auto *Block = dyn_cast<CompoundStmt>(S); Block && Block->size() == 1)
+            S = Block->body_front();
+        const auto *If = dyn_cast<IfStmt>(S);
+        if (!If || If->getElse() || If->getInit() || If->getConditionVariable()) return false;
+        bool ReadsLocal = false;
+        walk(If->getCond(), [&](const Stmt *N) {
+            if (const auto *Ref = dyn_cast<DeclRefExpr>(N))
+                ReadsLocal |= llvm::is_contained(Locals, dyn_cast<VarDecl>(Ref->getDecl()));
+        });
+        return !ReadsLocal && reachableFromParameters(If->getCond(), Def) &&
+               neverCompletes(If->getThen());
     }
 
     void statement(const Stmt *S) {
@@ -658,6 +681,7 @@ WrapperSummary summarizeWrapper(const FunctionDecl *Def, LockOp Op, const LockAp
         Out.Guard = nullptr;
         Out.Before.clear();
         Out.After.clear();
+        Out.Checks.clear();
         Out.SetOnSuccess.clear();
     }
     return Out;

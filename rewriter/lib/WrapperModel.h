@@ -51,11 +51,22 @@ struct WrapperSummary {
     /// `(paUtilErr_ = pthread_mutex_lock(...)) != 0`), with the value each gets on success: set
     /// right after the operation, before After (SectionEmitter::effectsFunction).
     std::vector<std::pair<const clang::VarDecl *, int64_t>> SetOnSuccess;
+    /// Those of Before and After that only check the parameters and end the program when the
+    /// check fails (Tor's `raw_assert(m)`: `do { if (!(m)) { report(...); abort(); } } while
+    /// (0)`): a check that reads nothing but the parameters and file-scope names, without side
+    /// effects, whose failing branch never completes. Where they run does not matter (the
+    /// parameters are the same before, inside and after the section), so a pair defined in
+    /// another file may run them in its getter.
+    std::vector<const clang::Stmt *> Checks;
     /// Why the definition cannot stand for a lock or an unlock of Mutex ("does more than lock its
     /// first argument ..."), or nothing.
     std::optional<std::string> Problem;
 
     bool hasEffects() const { return !Before.empty() || hasAfter(); }
+    /// Whether all it does besides its operation is Checks.
+    bool onlyChecks() const {
+        return SetOnSuccess.empty() && Before.size() + After.size() == Checks.size();
+    }
     /// Whether the wrapper does anything after its operation.
     bool hasAfter() const { return !After.empty() || !SetOnSuccess.empty(); }
 };

@@ -169,14 +169,18 @@ static bool endsTheProcess(const FunctionDecl *Def) {
 }
 
 namespace {
-/// The value Cond has in Def when its parameters hold Args' constants, where they decide it:
-/// `p`, `!p`, `p == 3`, `p != 0`, `unlikely(p)`, `a && b`, `a || b`. Nothing otherwise.
+/// The value Cond has in Def when its parameters hold Args' constants, where they (or the
+/// constants written in it) decide it: `p`, `!p`, `p == 3`, `p != 0`, `unlikely(p)`, `a && b`,
+/// `a || b`, `(code) == paUnanticipatedHostError` with `code` a constant. Nothing otherwise.
 std::optional<bool> decided(const Expr *Cond, const FunctionDecl *Def,
                             const CalleeFacts::Constants &Args, const ASTContext &Ctx) {
-    if (Args.empty()) return std::nullopt;
     std::function<std::optional<int64_t>(const Expr *)> value =
         [&](const Expr *E) -> std::optional<int64_t> {
         E = E->IgnoreParenImpCasts();
+        Expr::EvalResult Constant;
+        if (!E->isValueDependent() && E->getType()->isIntegralOrEnumerationType() &&
+            !E->HasSideEffects(Ctx) && E->EvaluateAsInt(Constant, Ctx))
+            return Constant.Val.getInt().getExtValue();
         if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
             const auto *P = dyn_cast<ParmVarDecl>(Ref->getDecl());
             if (!P || P->getDeclContext() != Def) return std::nullopt;
@@ -202,8 +206,8 @@ std::optional<bool> decided(const Expr *Cond, const FunctionDecl *Def,
             if (Bin->getOpcode() == BO_LAnd && L && !*L) return 0;
             if (Bin->getOpcode() == BO_LOr && L && *L) return 1;
             std::optional<int64_t> R = value(Bin->getRHS());
-            if (Bin->getOpcode() == BO_LAnd && R && !*R) return 0; // no side effect skipped:
-            if (Bin->getOpcode() == BO_LOr && R && *R) return 1;   // the walk still reads both
+            if (Bin->getOpcode() == BO_LAnd && R && !*R) return 0; // (the walk reads `a`)
+            if (Bin->getOpcode() == BO_LOr && R && *R) return 1;
             if (!L || !R) return std::nullopt;
             switch (Bin->getOpcode()) {
             case BO_EQ:
@@ -225,12 +229,20 @@ std::optional<bool> decided(const Expr *Cond, const FunctionDecl *Def,
 }
 
 /// Pre-order walk of Def's body as it runs with Args' constants in its parameters: an `if` or a
-/// `?:` whose condition they decide has only its condition and the branch taken visited.
+/// `?:` whose condition they decide has only its condition and the branch taken visited, and
+/// `a && b` (`a || b`) whose `a` they decide false (true) only `a` (PortAudio's `if ((code) ==
+/// paUnanticipatedHostError && pthread_self() == mainThread_)` with a constant `code`: the call
+/// never runs).
 template <typename Fn>
 void walkTaken(const Stmt *S, const FunctionDecl *Def, const CalleeFacts::Constants &Args,
                const ASTContext &Ctx, Fn &&Visit) {
     if (!S) return;
     Visit(S);
+    if (const auto *Bin = dyn_cast<BinaryOperator>(S);
+        Bin && (Bin->getOpcode() == BO_LAnd || Bin->getOpcode() == BO_LOr))
+        if (std::optional<bool> Left = decided(Bin->getLHS(), Def, Args, Ctx);
+            Left && *Left == (Bin->getOpcode() == BO_LOr) && !hasJumpTargetInside(Bin->getRHS()))
+            return walkTaken(Bin->getLHS(), Def, Args, Ctx, Visit);
     const Expr *Cond = nullptr;
     const Stmt *Then = nullptr, *Else = nullptr;
     if (const auto *If = dyn_cast<IfStmt>(S); If && !If->getInit() && !If->getConditionVariable())

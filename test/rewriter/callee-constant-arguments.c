@@ -2,8 +2,8 @@
 // `arena_get(tsdn, ind, false)`: its `if (init_if_missing) arena_init(...)`, which may start a
 // background thread with its signals masked, never runs from such a call; about a hundred of
 // jemalloc's sections were refused for it). The constants pass on through the callee's own
-// parameters, unless the callee assigns them. A call that may take the branch still refuses its
-// section.
+// parameters, unless the callee assigns them; the constants written in a condition decide it
+// too (`&&` and `||` included). A call that may take the branch still refuses its section.
 // RUN: %rcl-rewrite --all %s -- %rcl_cflags > %t.c 2> %t.err
 // RUN: FileCheck %s --check-prefix=ERR < %t.err
 // RUN: FileCheck %s < %t.c
@@ -82,4 +82,50 @@ void read_slot_forced(int i)
     total += *slot_forced(i, 0);
     pthread_mutex_unlock(&m);
 }
-// ERR: rcl: summary: 2 converted, 3 refused
+// PortAudio's UNLESS(expr, code): the calling thread is asked (pthread_self, which a section that
+// waits may not do on the server) only for one error code, and the macro is used with another
+// constant (`UNLESS(err != ETIMEDOUT, paTimedOut)`): the call never runs. Here the thread is
+// signalled instead, which no section may do on the server.
+enum { paNoError = 0, paTimedOut = -9987, paUnanticipatedHostError = -9999 };
+static long host_errors;
+#define UNLESS(expr, code)                                                                       \
+    do {                                                                                         \
+        if ((expr) == 0) {                                                                       \
+            if ((code) == paUnanticipatedHostError && raise(SIGUSR1) == 0)                     \
+                host_errors++;                                                                   \
+            result = (code);                                                                     \
+            goto error;                                                                          \
+        }                                                                                        \
+    } while (0)
+static int check_slot(long v)
+{
+    int result = paNoError;
+    UNLESS(v >= 0, paTimedOut);
+error:
+    return result;
+}
+static int check_slot_host(long v)
+{
+    int result = paNoError;
+    UNLESS(v >= 0, paUnanticipatedHostError);
+error:
+    return result;
+}
+
+void check(int i)
+{
+    pthread_mutex_lock(&m);
+    total += check_slot(slots[i & 15]);
+    pthread_mutex_unlock(&m);
+}
+// CHECK: void check(int i)
+// CHECK: rcl_delegate
+
+void check_host(int i)
+{
+    pthread_mutex_lock(&m);
+    // ERR: callee-constant-arguments.c:[[@LINE+1]]:14: rcl: cannot convert critical section: calls 'check_slot_host', which changes or uses the calling thread's signal state
+    total += check_slot_host(slots[i & 15]);
+    pthread_mutex_unlock(&m);
+}
+// ERR: rcl: summary: 3 converted, 4 refused

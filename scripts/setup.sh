@@ -19,7 +19,10 @@ PACKAGES+=(procps)   # test/bench/neighbours.test (pgrep: no benchmark process l
 
 missing=()
 for p in "${PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    # (Installed, or installed with its triggers still to run: another apt-get at work, such as
+    # the corpus's build-dep, leaves man-db so for a while.)
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+        grep -Eq "install ok (installed|triggers-pending|triggers-awaited)" || missing+=("$p")
 done
 if ((${#missing[@]})); then
     echo "setup: installing ${missing[*]}"

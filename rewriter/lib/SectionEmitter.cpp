@@ -239,6 +239,22 @@ std::optional<std::string> declaration(QualType T, StringRef Name, const ASTCont
     T.print(OS, Policy, Name);
     if (Out.find("(unnamed") != std::string::npos || Out.find("(anonymous") != std::string::npos)
         return std::nullopt;
+    // A va_list parameter's type is the pointer it decays to, which prints as `struct
+    // __va_list_tag *` (x86-64): written so, it would name a new structure of the user's, not
+    // the compiler's (MIT Kerberos's `com_err_va(..., va_list ap)`: its section did not
+    // compile). The compiler's own element type is spelled through __builtin_va_list.
+    static const std::string Tag = "struct __va_list_tag";
+    for (size_t At = Out.find(Tag); At != std::string::npos; At = Out.find(Tag, At)) {
+        size_t End = At + Tag.size();
+        if (End < Out.size() &&
+            (isalnum(static_cast<unsigned char>(Out[End])) || Out[End] == '_')) {
+            At = End;
+            continue;
+        }
+        std::string Builtin = "__typeof__((*(__builtin_va_list *)0)[0])";
+        Out.replace(At, Tag.size(), Builtin);
+        At += Builtin.size();
+    }
     return Out;
 }
 

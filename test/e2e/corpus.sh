@@ -214,10 +214,14 @@ run_package() (
     fact name "$NAME"
     fact source "$SOURCE"
 
-    # Fetch (once).
+    # Fetch (once): the newest version the archive lists, or the next one where the mirror does
+    # not serve its files (a security update listed before its files are there: libzstd's
+    # 1.5.4+dfsg2-5+deb12u1 answered 404).
+    local versions=$VERSION
     if [ -z "$VERSION" ]; then
-        VERSION=$(apt-cache showsrc --only-source "$SOURCE" 2>/dev/null |
-            awk '/^Version:/ { print $2 }' | sort -V | tail -1)
+        versions=$(apt-cache showsrc --only-source "$SOURCE" 2>/dev/null |
+            awk '/^Version:/ { print $2 }' | sort -Vr | uniq)
+        VERSION=$(printf '%s\n' "$versions" | head -1)
     fi
     if [ -z "$VERSION" ]; then
         say "no source package $SOURCE in the archive"
@@ -225,18 +229,21 @@ run_package() (
         $SUMMARY package "$D" "$WORK/results/$NAME.json"
         return 1
     fi
-    upstream=${VERSION#*:}
-    upstream=${upstream%-*}
-    SUBDIR=${SUBDIR:-$SOURCE-$upstream}
-    fact version "$VERSION"
-    if [ ! -d "$D/src/$SUBDIR" ]; then
+    local subdir_given=${SUBDIR:-} fetched=""
+    for VERSION in $versions; do
+        upstream=${VERSION#*:}
+        upstream=${upstream%-*}
+        SUBDIR=${subdir_given:-$SOURCE-$upstream}
+        if [ -d "$D/src/$SUBDIR" ]; then fetched=1; break; fi
         say "fetching $SOURCE $VERSION (apt-get source)"
-        if ! rcl_debian_source "$D/src" "$SOURCE" "$VERSION" "$SUBDIR"; then
-            say "apt-get source $SOURCE failed"
-            fact fault "apt-get source failed"
-            $SUMMARY package "$D" "$WORK/results/$NAME.json"
-            return 1
-        fi
+        if rcl_debian_source "$D/src" "$SOURCE" "$VERSION" "$SUBDIR"; then fetched=1; break; fi
+        say "apt-get source $SOURCE=$VERSION failed"
+    done
+    fact version "$VERSION"
+    if [ -z "$fetched" ]; then
+        fact fault "apt-get source failed"
+        $SUMMARY package "$D" "$WORK/results/$NAME.json"
+        return 1
     fi
     if [ ! -f "$D/build-dep.done" ]; then
         say "installing build dependencies (apt-get build-dep)"

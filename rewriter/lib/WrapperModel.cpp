@@ -367,10 +367,14 @@ class SuccessPath {
         if (parameterCheck(S)) Out.Checks.push_back(S);
     }
 
-    /// `if (C) F;` (no else), alone or as the body of a macro's `do { ... } while (0)`, C
-    /// reading only the parameters and file-scope names without side effects, F never
-    /// completing (WrapperSummary::Checks).
+    /// `if (C) F;` (no else), alone or as the body of a macro's `do { ... } while (0)` or
+    /// `(void) ({ ... })`, C reading only the parameters and file-scope names without side
+    /// effects, F never completing (WrapperSummary::Checks).
     bool parameterCheck(const Stmt *S) const {
+        // GNU C's statement-expression form of the macro block (Tor's `STMT_BEGIN`, `(void) ({`).
+        if (const auto *E = dyn_cast<Expr>(S))
+            if (const auto *Block = dyn_cast<StmtExpr>(E->IgnoreParenCasts()))
+                S = Block->getSubStmt();
         if (const auto *Do = dyn_cast<DoStmt>(S)) {
             Expr::EvalResult Value;
             if (!Do->getCond()->EvaluateAsInt(Value, Ctx) || Value.Val.getInt() != 0) return false;

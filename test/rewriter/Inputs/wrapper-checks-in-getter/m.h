@@ -2,8 +2,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <stdio.h>
-#define STMT_BEGIN do {
-#define STMT_END } while (0)
+/* Tor's compat_compiler.h: under GNU C, a statement expression cast to void. */
+#define STMT_BEGIN (void) ({
+#define STMT_END })
 void tor_raw_abort_(void) __attribute__((noreturn));
 void tor_raw_assertion_failed_msg_(const char *file, int line, const char *expr, const char *msg);
 #define raw_assert(expr) STMT_BEGIN \

@@ -188,8 +188,6 @@ std::optional<bool> decided(const Expr *Cond, const FunctionDecl *Def,
                 if (I == P->getFunctionScopeIndex()) return V;
             return std::nullopt;
         }
-        if (const auto *Lit = dyn_cast<IntegerLiteral>(E))
-            return Lit->getValue().getLimitedValue(INT64_MAX);
         if (E->isNullPointerConstant(const_cast<ASTContext &>(Ctx),
                                      Expr::NPC_ValueDependentIsNotNull))
             return 0;

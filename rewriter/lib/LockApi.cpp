@@ -312,6 +312,11 @@ std::string remoteMutexGetter(StringRef LockWrapper, StringRef UnlockWrapper) {
     return "rcl_mutex_of_" + pairKey(LockWrapper, UnlockWrapper);
 }
 
+StringRef remoteUnlockWrapper(const MutexRef &Mutex, const CallExpr *UnlockCall) {
+    return Mutex.ChainInner ? StringRef(Mutex.ChainUnlock)
+                            : UnlockCall->getDirectCallee()->getName();
+}
+
 std::string remoteMutexParameters(StringRef LockWrapper, StringRef UnlockWrapper) {
     return "rcl_mutex_parameters_of_" + pairKey(LockWrapper, UnlockWrapper);
 }

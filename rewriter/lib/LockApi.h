@@ -103,6 +103,10 @@ struct MutexRef {
 /// (`possess` with `release` and with `twist`) has a getter only for the pairs that are exact.
 /// The names carry each wrapper's length, so no two pairs share one.
 std::string remoteMutexGetter(llvm::StringRef LockWrapper, llvm::StringRef UnlockWrapper);
+/// The unlock wrapper of the pair whose getter a section through Mutex calls (Mutex.Remote the
+/// lock wrapper): the inner pair's for a static wrapper chaining to it (MutexRef::ChainLock),
+/// else the wrapper UnlockCall calls.
+llvm::StringRef remoteUnlockWrapper(const MutexRef &Mutex, const clang::CallExpr *UnlockCall);
 /// The `const unsigned` that rcl-rewrite adds beside a pair's getter: bit I set when the mutex
 /// depends on the lock wrapper's parameter I. A section whose lock and unlock differ in
 /// constant arguments (`possess_(l, __FILE__, __LINE__)`) delegates only when none of those

@@ -574,9 +574,7 @@ class RewriteConsumer : public ASTConsumer {
             std::string GetterDecl, GetterName;
             if (!CS.Refused && !CS.Mutex.Remote.empty()) {
                 // A static wrapper chaining to the pair: the inner pair's getter.
-                StringRef Unlock = CS.Mutex.ChainInner
-                                       ? StringRef(CS.Mutex.ChainUnlock)
-                                       : CS.UnlockCall->getDirectCallee()->getName();
+                StringRef Unlock = remoteUnlockWrapper(CS.Mutex, CS.UnlockCall);
                 GetterName = remoteMutexGetter(CS.Mutex.Remote, Unlock);
                 std::optional<std::string> Decls = Emitter.getterDeclarations(
                     CS.Mutex.ChainInner ? CS.Mutex.ChainInner : CS.LockCall->getDirectCallee(),

@@ -473,8 +473,7 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
     // A remote pair: its getter, which the defining unit has when the pair is exact.
     std::string Getter, UnlockName;
     if (!CS.Mutex.Remote.empty()) {
-        UnlockName = CS.Mutex.ChainInner ? CS.Mutex.ChainUnlock
-                                         : CS.UnlockCall->getDirectCallee()->getName().str();
+        UnlockName = remoteUnlockWrapper(CS.Mutex, CS.UnlockCall).str();
         Getter = remoteMutexGetter(CS.Mutex.Remote, UnlockName);
     }
     std::string LockExpr = Getter.empty() ? mutexExpression(CS.Mutex, Args, Ctx) : "rcl_mutex";

@@ -380,17 +380,27 @@ class SuccessPath {
             if (!Do->getCond()->EvaluateAsInt(Value, Ctx) || Value.Val.getInt() != 0) return false;
             S = Do->getBody();
         }
-        if (const auto *Block = dyn_cast<CompoundStmt>(S); Block && Block->size() == 1)
-            S = Block->body_front();
-        const auto *If = dyn_cast<IfStmt>(S);
+        const auto *If = dyn_cast<IfStmt>(onlyStatement(S));
         if (!If || If->getElse() || If->getInit() || If->getConditionVariable()) return false;
-        bool ReadsLocal = false;
-        walk(If->getCond(), [&](const Stmt *N) {
-            if (const auto *Ref = dyn_cast<DeclRefExpr>(N))
-                ReadsLocal |= llvm::is_contained(Locals, dyn_cast<VarDecl>(Ref->getDecl()));
-        });
-        return !ReadsLocal && reachableFromParameters(If->getCond(), Def) &&
+        return !readsLocal(If->getCond()) && reachableFromParameters(If->getCond(), Def) &&
                neverCompletes(If->getThen());
+    }
+
+    /// The one statement of a block that holds only it (`{ S }`), else S itself.
+    static const Stmt *onlyStatement(const Stmt *S) {
+        if (const auto *Block = dyn_cast_or_null<CompoundStmt>(S); Block && Block->size() == 1)
+            return Block->body_front();
+        return S;
+    }
+
+    /// Whether E reads one of the wrapper's locals declared so far.
+    bool readsLocal(const Expr *E) const {
+        bool Reads = false;
+        walk(E, [&](const Stmt *N) {
+            if (const auto *Ref = dyn_cast<DeclRefExpr>(N))
+                Reads |= llvm::is_contained(Locals, dyn_cast<VarDecl>(Ref->getDecl()));
+        });
+        return Reads;
     }
 
     void statement(const Stmt *S) {
@@ -467,10 +477,7 @@ class SuccessPath {
         const auto *If = dyn_cast<IfStmt>(S);
         if (Out.Operation || !If || If->getElse() || If->getInit() || If->getConditionVariable())
             return false;
-        const Stmt *Then = If->getThen();
-        if (const auto *Block = dyn_cast<CompoundStmt>(Then); Block && Block->size() == 1)
-            Then = Block->body_front();
-        const auto *Return = dyn_cast<ReturnStmt>(Then);
+        const auto *Return = dyn_cast<ReturnStmt>(onlyStatement(If->getThen()));
         if (!Return) return false;
         if (const Expr *V = Return->getRetValue()) {
             Expr::EvalResult Value;
@@ -478,12 +485,7 @@ class SuccessPath {
                 return false;
         }
         const Expr *Cond = If->getCond()->IgnoreParenImpCasts();
-        bool ReadsLocal = false;
-        walk(Cond, [&](const Stmt *N) {
-            if (const auto *Ref = dyn_cast<DeclRefExpr>(N))
-                ReadsLocal |= llvm::is_contained(Locals, dyn_cast<VarDecl>(Ref->getDecl()));
-        });
-        if (ReadsLocal || Cond->HasSideEffects(Ctx) || !reachableFromParameters(Cond, Def))
+        if (readsLocal(Cond) || Cond->HasSideEffects(Ctx) || !reachableFromParameters(Cond, Def))
             return false;
         EarlyExits.push_back(Cond);
         return true;
@@ -560,18 +562,13 @@ class SuccessPath {
     const CallExpr *guarded(const Stmt *S) {
         const auto *If = dyn_cast<IfStmt>(S);
         if (!If || If->getInit() || If->getConditionVariable()) return nullptr;
-        auto single = [](const Stmt *B) {
-            if (const auto *Block = dyn_cast_or_null<CompoundStmt>(B); Block && Block->size() == 1)
-                return Block->body_front();
-            return B;
-        };
         auto returnsZero = [&](const Stmt *B) {
-            const auto *Return = dyn_cast_or_null<ReturnStmt>(single(B));
+            const auto *Return = dyn_cast_or_null<ReturnStmt>(onlyStatement(B));
             Expr::EvalResult Value;
             return Return && Return->getRetValue() && !Return->getRetValue()->HasSideEffects(Ctx) &&
                    Return->getRetValue()->EvaluateAsInt(Value, Ctx) && Value.Val.getInt() == 0;
         };
-        const Stmt *Then = single(If->getThen());
+        const Stmt *Then = onlyStatement(If->getThen());
         const CallExpr *Call = nullptr;
         bool Returns = false;
         if (const auto *Return = dyn_cast<ReturnStmt>(Then)) {
@@ -588,12 +585,7 @@ class SuccessPath {
             if (!Call) Call = Api.checkedOperationStatement(Then);
         }
         if (!Call || !expectedCall(Call)) return nullptr;
-        bool ReadsLocal = false;
-        walk(If->getCond(), [&](const Stmt *N) {
-            if (const auto *Ref = dyn_cast<DeclRefExpr>(N))
-                ReadsLocal |= llvm::is_contained(Locals, dyn_cast<VarDecl>(Ref->getDecl()));
-        });
-        if (ReadsLocal) return nullptr;
+        if (readsLocal(If->getCond())) return nullptr;
         if (!reachableFromParameters(If->getCond(), Def, /*ConstCalls=*/true)) {
             // A guard that calls a function the user has not declared const: say which.
             const FunctionDecl *Called = nullptr;

@@ -194,7 +194,12 @@ struct CriticalSection {
     /// library (usesCallerState): the first such use. Converted, the server runs it as its
     /// caller (rcl_delegate_flags, RCL_AS_CALLER).
     std::optional<Note> CallerState;
-    bool Waits = false;   ///< it, or a function it reaches, waits on a condition variable
+    bool Waits = false; ///< it, or a function it reaches, waits on a condition variable
+    /// Entered with a timed lock (pthread_mutex_timedlock, _clocklock, mtx_timedlock): the
+    /// lock's statement (and its check) stays at the call site, with the call made
+    /// rcl_delegate_timed; when that returns non-zero the body's own text runs in place, as the
+    /// original's did when its timed lock failed (SectionEmitter, "A timed section").
+    bool Timed = false;
     unsigned Ordinal = 0; ///< 1-based number among converted sections of the function
 };
 

@@ -658,7 +658,8 @@ const CallExpr *LockApi::checkedOperationStatement(
         }
     }
     std::optional<LockOp> Op = Call ? classify(Call) : std::nullopt;
-    if (!Op || (*Op != LockOp::Lock && *Op != LockOp::Unlock) || !Call->getType()->isIntegerType())
+    if (!Op || (*Op != LockOp::Lock && *Op != LockOp::Unlock && *Op != LockOp::TimedLock) ||
+        !Call->getType()->isIntegerType())
         return nullptr;
     // An assigned variable that the operation's own arguments read would be set before they
     // are evaluated (`(i = lock(&m[i]))`): no check.

@@ -97,7 +97,10 @@ static std::string adviceFor(StringRef Status, StringRef Reason) {
          "build with `rcl build -- <build command>` (or a --facts-dir scan) so the callee's "
          "file is known"},
         {"trylock", "none: a trylock section stays as written (mixed mode keeps it exclusive)"},
-        {"timedlock", "none: a timed lock stays as written"},
+        {"timedlock", "take the timed lock as a statement before the section, its result checked "
+                      "or stored there (`if (pthread_mutex_timedlock(&m, &t) != 0) return -1;`): "
+                      "such a section converts (rcl_delegate_timed); one inside the `if` of its "
+                      "timed lock stays as written"},
         {"a worker loop", "rotate the loop: lock at the top of each iteration, unlock before "
                           "its work"},
         {"still held at the end of its block",
@@ -152,7 +155,8 @@ json::Array Report::coverage() const {
                 Status = Match->Result == SectionRecord::Refused ? "refused" : "not-compiled";
                 Reason = Match->Reason;
             } else if (S.Kind == "trylock" || S.Kind == "timedlock") {
-                Status = S.Kind; // never a section (case 15)
+                Status = S.Kind; // a trylock is never a section (case 15), nor a timed lock
+                                 // that is not a statement of its own
             } else {
                 bool Read = llvm::any_of(CoverageFiles,
                                          [&](const std::string &F) { return samePath(S.File, F); });

@@ -565,6 +565,49 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
             Test += (Test.empty() ? "(" : " && (") + T + ")";
         Call = "(" + Test + " ? " + Call + " : " + Name + "(" + CtxArg + "))";
     }
+    // A timed section: the lock statement stays, its call made the timed delegation; the
+    // dispatch below runs when the section ran (on rcl_timed_result, its exit number), the
+    // body's own text when the lock was not had.
+    std::string TimedLockPart;
+    if (CS.Timed) {
+        if (!CS.Hoists.empty()) {
+            Why = "the critical section declares '" + CS.Hoists.front().Var->getNameAsString() +
+                  "', used after it: a timed section's body also runs in place when its lock "
+                  "times out, where that declaration would not reach what follows";
+            return std::nullopt;
+        }
+        if (CS.CallerState || AllocatorUnit) {
+            Why = CS.CallerState ? "a timed section that uses its caller's thread state cannot "
+                                   "run as its caller (rcl_delegate_timed has no such form)"
+                                 : "a timed section in the program's own allocator";
+            return std::nullopt;
+        }
+        const CallExpr *L = CS.LockCall;
+        StringRef Callee = L->getDirectCallee()->getName();
+        std::string Clock = "CLOCK_REALTIME", Deadline;
+        if (Callee == "pthread_mutex_clocklock" && L->getNumArgs() == 3) {
+            Clock = argumentText(L->getArg(1));
+            Deadline = argumentText(L->getArg(2));
+        } else if (L->getNumArgs() == 2) {
+            Deadline = argumentText(L->getArg(1));
+        }
+        std::optional<TextRange> CallText = Text.node(L->getSourceRange());
+        if (Deadline.empty() || !CallText || CallText->Begin < CS.Whole.Begin ||
+            CallText->End > CS.Body.Begin) {
+            Why = "the timed lock's call cannot be found in its statement's text";
+            return std::nullopt;
+        }
+        std::string Delegation = "rcl_delegate_timed(" + LockExpr + ", " + Name + ", " + CtxArgs +
+                                 ", " + Clock + ", " + Deadline + ", &rcl_timed_result)";
+        if (Callee == "mtx_timedlock") {
+            Delegation = "rcl_thrd_result(" + Delegation + ")"; // (rcl/threads.h)
+            Out.C11 = true;
+        }
+        TimedLockPart = Text.text({CS.Whole.Begin, CallText->Begin}).str() +
+                        "(rcl_timed_err = " + Delegation + ")" +
+                        Text.text({CallText->End, CS.Body.Begin}).str();
+        Call = "rcl_timed_result";
+    }
     std::vector<const Exit *> Dispatch;
     for (const Exit &E : CS.Exits)
         if (E.Number != 0) Dispatch.push_back(&E);
@@ -586,8 +629,10 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         After = In1 + wrapperPartName(AfterUnlock->Wrapper, WrapperPart::AfterUnlock) + "(" +
                 joinArguments(UnlockArgs) + ");" + End;
     }
+    size_t DispatchAt = C.size();
+    std::string Discard = CS.Timed ? "(void)" : ""; // (the exit number is there unused)
     if (Dispatch.empty()) {
-        C += In1 + Call + ";" + End + After;
+        C += In1 + Discard + Call + ";" + End + After;
     } else if (!After.empty()) {
         C += In1 + "int rcl_exit = " + Call + ";" + End + After;
         for (size_t I = 0; I < Dispatch.size(); ++I) {
@@ -601,7 +646,7 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         }
         C += End;
     } else if (Dispatch.size() == 1 && CS.EndsByExit) {
-        C += In1 + Call + ";" + End;
+        C += In1 + Discard + Call + ";" + End;
         C += tailText(*Dispatch[0], In1);
     } else if (Dispatch.size() == 1) {
         C += In1 + "if (" + Call + " == " + std::to_string(Dispatch[0]->Number) + ") {" + End;
@@ -621,8 +666,35 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         }
         C += End;
     }
+    if (CS.Timed) {
+        std::string Ran = C.substr(DispatchAt);
+        C.resize(DispatchAt);
+        C += In1 + "int rcl_timed_result = 0, rcl_timed_err;" + End;
+        // (On one line, braced: what follows it must not read as the body of its `if`,
+        // -Wmisleading-indentation.)
+        if (LineDirectives)
+            C += "{ " + TimedLockPart + " }" + End;
+        else
+            C += In1 + reindent(TimedLockPart, Indent, Indent.str() + Unit) + End;
+        // Nothing to run after a section that ran: only the branch that did not.
+        bool Nothing = Dispatch.empty() && After.empty() && CS.CallSiteSuffix.empty();
+        if (Nothing) {
+            C += In1 + "if (rcl_timed_err != 0) {";
+        } else {
+            C += In1 + "if (rcl_timed_err == 0) {" + End + reindent(Ran, In1, In1 + Unit);
+            if (!CS.CallSiteSuffix.empty()) C += In1 + Unit + CS.CallSiteSuffix + End;
+            C += In1 + "} else {";
+        }
+        if (LineDirectives)
+            C += lineDirective(CS.Body.Begin) + std::string(Text.column(CS.Body.Begin) - 1, ' ') +
+                 Text.text(CS.Body).str() + End;
+        else
+            C += " /* rcl: the lock was not had: the statements as written */" +
+                 reindent(Text.text(CS.Body), Indent, Indent.str() + Unit + Unit) + "\n";
+        C += In1 + "}" + End;
+    }
     C += (LineDirectives ? "" : Indent.str()) + "}";
-    if (!CS.CallSiteSuffix.empty()) C += " " + CS.CallSiteSuffix;
+    if (!CS.CallSiteSuffix.empty() && !CS.Timed) C += " " + CS.CallSiteSuffix;
     if (LineDirectives)
         C += lineDirective(CS.Whole.End) + std::string(Text.column(CS.Whole.End) - 1, ' ');
     return Out;

@@ -276,12 +276,32 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
                 Guard = nullptr;
                 Checked = false;
             }
+            // A timed lock whose result is checked or stored (TimedSection): its statement
+            // stays, and runs on the timed delegation's real result.
+            if (!Call && (Call = Api.checkedOperationStatement(Labelled, &Assigned))) {
+                Checked = Api.classify(Call) == LockOp::TimedLock;
+                if (!Checked) Call = nullptr, Assigned.clear();
+            }
+            if (!Call && (Call = storedOperation(Labelled, LockOp::TimedLock, Stored)) &&
+                Index + 1 < Block->size()) {
+                ResultSource Src{{}, Stored};
+                if (falseOnSuccess(conditionWithoutElse(Block->body_begin()[Index + 1]), Src) &&
+                    !Src.Call)
+                    Skip = 1;
+            }
             if (!Call && (Call = storedLock(Labelled, Stored)) && Index + 1 < Block->size()) {
                 // `rc = pthread_mutex_lock(&m); if (rc) return rc;`: the check goes too.
                 ResultSource Src{{}, Stored};
                 if (falseOnSuccess(conditionWithoutElse(Block->body_begin()[Index + 1]), Src) &&
                     !Src.Call)
                     Skip = 1;
+            }
+            if (Call && Api.classify(Call) == LockOp::TimedLock && !Guard && !Starts.count(Call)) {
+                Starts.insert(Call);
+                Sections.push_back(build(Fn, Block, Index, Call, Labelled, Skip, nullptr));
+                CriticalSection &CS = Sections.back();
+                CS.Timed = true;
+                if (!CS.Refused) refuseTimedProblems(CS, Labelled, Stored, Assigned);
             }
             // A macro's `do { if (G) lock(m); } while (0)` started a section in the enclosing
             // block already: its inner block does not start another.
@@ -504,7 +524,7 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
     CS.LockIndex = LockIndex;
     CS.FirstIndex = LockIndex + 1 + Skip;
     CS.LockCall = LockCall;
-    CS.Mutex = Api.mutexOf(LockCall, LockOp::Lock);
+    CS.Mutex = Api.mutexOf(LockCall, Api.classify(LockCall).value_or(LockOp::Lock));
     CS.Mutex.Guard = Guard;
     CS.LockName = lockName(CS.Mutex, Ctx);
     CS.LockOffset = Text.expansionOffset(LockCall->getBeginLoc()).value_or(0);
@@ -748,6 +768,68 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
             }
     checkDirectives(CS);
     return CS;
+}
+
+void SectionFinder::refuseTimedProblems(
+    CriticalSection &CS, const Stmt *LockStmt, const VarDecl *Stored,
+    const std::vector<std::pair<const VarDecl *, int64_t>> &Assigned) const {
+    SourceLocation Where = CS.LockCall->getBeginLoc();
+    std::string Callee = CS.LockCall->getDirectCallee()->getNameAsString();
+    // The call's own text becomes the delegation's.
+    if (Where.isMacroID() || CS.LockCall->getEndLoc().isMacroID()) {
+        CS.Refused = refuseInMacro(Callee + " is called inside a macro" + macroNote(Where) +
+                                       ": a timed section's lock statement stays where it is, "
+                                       "with the call replaced, and a macro's call cannot be",
+                                   Where);
+        return;
+    }
+    if (const auto *Decl = dyn_cast<DeclStmt>(LockStmt)) {
+        CS.Refused = refuse("the " + Callee + " statement declares '" +
+                                cast<NamedDecl>(Decl->getSingleDecl())->getNameAsString() +
+                                "': a timed section's lock statement stays inside the block "
+                                "that replaces the section, where what follows cannot see it",
+                            Where);
+        return;
+    }
+    // What the lock statement sets is set once the delegation returned, after the section ran.
+    std::vector<const VarDecl *> Set;
+    if (Stored) Set.push_back(Stored);
+    for (const auto &[Var, Value] : Assigned)
+        Set.push_back(Var);
+    walk(LockStmt, [&](const Stmt *S) {
+        if (const auto *Assign = dyn_cast<BinaryOperator>(S); Assign && Assign->isAssignmentOp())
+            if (const auto *Ref = dyn_cast<DeclRefExpr>(Assign->getLHS()->IgnoreParens()))
+                if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl())) Set.push_back(Var);
+    });
+    for (unsigned K = CS.FirstIndex; K <= CS.LastIndex && !CS.Refused; ++K)
+        walk(CS.Block->body_begin()[K], [&](const Stmt *S) {
+            if (CS.Refused) return;
+            if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
+                if (llvm::is_contained(Set, Ref->getDecl()))
+                    CS.Refused =
+                        refuse("the critical section reads '" + Ref->getDecl()->getNameAsString() +
+                                   "', which the " + Callee +
+                                   " statement sets: delegated, that is set "
+                                   "only after the section ran",
+                               Ref->getLocation());
+            } else if (const auto *Decl = dyn_cast<DeclStmt>(S)) {
+                for (const clang::Decl *D : Decl->decls())
+                    if (const auto *Var = dyn_cast<VarDecl>(D); Var && Var->isStaticLocal())
+                        CS.Refused = refuse("the critical section declares the static '" +
+                                                Var->getNameAsString() +
+                                                "': a timed section's "
+                                                "body is also kept to run in place when its lock "
+                                                "times out, and a second copy would be a second "
+                                                "variable",
+                                            Var->getLocation());
+            }
+        });
+    if (!CS.Refused)
+        CS.Notes.push_back({"entered with " + Callee +
+                                ": delegated with its deadline "
+                                "(rcl_delegate_timed); when the lock is not had by then, the "
+                                "statements run in place, as the original's did",
+                            Where});
 }
 
 std::optional<unsigned> SectionFinder::workerLoop(const CriticalSection &CS,

@@ -108,6 +108,13 @@ class SectionFinder {
     /// The same for an operation Op (a stored unlock ends a section).
     const clang::CallExpr *storedOperation(const clang::Stmt *S, LockOp Op,
                                            const clang::VarDecl *&Var) const;
+    /// A section entered with a timed lock: refuse it (CS.Refused) where its lock statement
+    /// cannot stay at the call site with the real result, or its body cannot also run in place
+    /// (CriticalSection::Timed): a call written in a macro, a body that reads what the lock
+    /// statement sets (Stored, Assigned) or that declares a static.
+    void refuseTimedProblems(
+        CriticalSection &CS, const clang::Stmt *LockStmt, const clang::VarDecl *Stored,
+        const std::vector<std::pair<const clang::VarDecl *, int64_t>> &Assigned) const;
     /// The call site's `rc = 0;` (or `int rc = 0;`) for a stored lock result.
     void storeSuccess(CriticalSection &CS, const clang::Stmt *LockStmt, const clang::VarDecl *Var);
     /// The unlock Node (in P) is the first statement of a macro's `do { unlock; return v; }

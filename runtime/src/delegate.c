@@ -168,7 +168,12 @@ static void client_exit(void *arg) {
     struct rcl_client *c = arg;
     if (c->generation == rt_generation)
         for (int i = 0; i < c->nservers; i++)
-            if (c->mbox[i]) rcl_mailbox_free(c->mbox[i]);
+            if (c->mbox[i]) {
+                /* a timed request it withdrew must be dropped before the slot changes hands */
+                if (atomic_load_explicit(&c->mbox[i]->fn, memory_order_acquire))
+                    rcl_client_wait(&rcl_rt.servers[i], c->mbox[i]);
+                rcl_mailbox_free(c->mbox[i]);
+            }
     if (tls_client == c) tls_client = NULL; /* a later destructor that delegates registers again */
     munmap(c, client_bytes(c->nservers));
 }
@@ -208,16 +213,20 @@ static inline struct rcl_mailbox *client_mailbox(struct rcl_server *s) {
 }
 
 /* size: the context's, to copy into the request line (pass.c, "Contexts in the request line");
- * 0 or more than RCL_CTX_INLINE_MAX: by pointer. */
+ * 0 or more than RCL_CTX_INLINE_MAX: by pointer. bits: RCL_CTX_AS_CALLER, RCL_CTX_TIMED. */
 static inline void post(struct rcl_server *s, struct rcl_mailbox *mb, pthread_mutex_t *lock,
-                        rcl_cs_fn fn, void *ctx, size_t size, int err, unsigned as_caller) {
+                        rcl_cs_fn fn, void *ctx, size_t size, int err, unsigned bits) {
+    /* A timed request this thread withdrew is still there until the server drops it (pass.c,
+     * "Timed requests"): rare, and then the new request waits for that first. */
+    if (__builtin_expect(atomic_load_explicit(&mb->fn, memory_order_acquire) != NULL, 0))
+        rcl_client_wait(s, mb);
     __atomic_store_n(&mb->lock, lock, __ATOMIC_RELAXED); /* read early by next_wants (pass.c) */
     if (size && size <= RCL_CTX_INLINE_MAX) {
         memcpy(mb->ctx.bytes, ctx, size);
-        mb->ctx_size = (uint16_t)(size | as_caller);
+        mb->ctx_size = (uint16_t)(size | bits);
     } else {
         mb->ctx.ptr = ctx;
-        mb->ctx_size = (uint16_t)as_caller;
+        mb->ctx_size = (uint16_t)bits;
     }
     mb->err = err; /* the section sees the caller's errno (pass.c copies it back) */
     atomic_store_explicit(&mb->fn, fn, memory_order_release); /* pairs: scan() acquire */
@@ -285,6 +294,113 @@ static int on_server(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, 
     if (cs_ns) *cs_ns = rcl_slow(mb)->cs_ns;
     errno = mb->err;
     return mb->ret;
+}
+
+/* ------------------------------------------------------------------ timed calls */
+
+/* rcl_delegate_timed in the caller: the timed lock, then the section, as the original ran. */
+static int run_locally_timed(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, clockid_t clock,
+                             const struct timespec *abstime, int *result) {
+    int err = rcl_timed_lock(lock, clock, abstime);
+    if (err) return err;
+    *result = fn(ctx);
+    pthread_mutex_unlock(lock);
+    return 0;
+}
+
+/* A timed call on lock's server s (pass.c, "Timed requests"): posted with its deadline; at the
+ * deadline the client withdraws it unless a server thread has claimed it. */
+static int on_server_timed(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
+                           size_t size, clockid_t clock, const struct timespec *abstime,
+                           int *result, uint64_t *cs_ns) {
+    if (__builtin_expect(atomic_load_explicit(&s->fork_hold, memory_order_relaxed), 0) &&
+        tls_forking)
+        return run_locally_timed(lock, fn, ctx, clock, abstime, result);
+    struct rcl_server *self = rcl_self_server;
+    if (self) {
+        if (self == s)
+            return rcl_pass_run_nested_timed(rcl_self_worker, lock, fn, ctx, clock, abstime,
+                                             result);
+        nested_wait_begin(self, s);
+    }
+    int err = errno;
+    struct rcl_mailbox *mb = client_mailbox(s);
+    struct rcl_mailbox_slow *slow = rcl_slow(mb);
+    atomic_fetch_add_explicit(&s->timed, 1, memory_order_relaxed);
+    if (__builtin_expect(atomic_load_explicit(&mb->fn, memory_order_acquire) != NULL, 0))
+        rcl_client_wait(s, mb); /* (before the claim word changes: see post) */
+    atomic_store_explicit(&slow->claim, RCL_CLAIM_POSTED, memory_order_relaxed);
+    slow->clock = clock;
+    slow->deadline = *abstime; /* (published with fn, by post's release store) */
+    post(s, mb, lock, fn, ctx, size, err, RCL_CTX_TIMED);
+    struct timespec next;
+    while (!rcl_client_wait_until(s, mb, clock, abstime)) {
+        uint32_t st = RCL_CLAIM_POSTED;
+        if (atomic_compare_exchange_strong_explicit(&slow->claim, &st, RCL_CLAIM_WITHDRAWN,
+                                                    memory_order_acq_rel, memory_order_acquire)) {
+            /* Withdrawn: the server drops it unread. A timed lock's last attempt at its
+             * deadline: the mutex may be free now (mixed mode keeps this exclusive). */
+            if (self) atomic_store_explicit(&self->waiting_on, NULL, memory_order_release);
+            atomic_fetch_add_explicit(&s->timed_out, 1, memory_order_relaxed);
+            errno = err;
+            if (pthread_mutex_trylock(lock) != 0) return ETIMEDOUT;
+            *result = fn(ctx);
+            pthread_mutex_unlock(lock);
+            return 0;
+        }
+        /* Claimed: the server runs it, or waits for its mutex until this very deadline, or
+         * gives it back; it may also unclaim it (its mutex is held locally). Wait for that a
+         * millisecond at a time. */
+        clock_gettime(CLOCK_MONOTONIC, &next);
+        next.tv_nsec += 1000000;
+        if (next.tv_nsec >= 1000000000) next.tv_sec++, next.tv_nsec -= 1000000000;
+        if (rcl_client_wait_until(s, mb, CLOCK_MONOTONIC, &next)) break;
+        clock = CLOCK_MONOTONIC, abstime = &next; /* (the loop's next wait: until then) */
+    }
+    if (self) atomic_store_explicit(&self->waiting_on, NULL, memory_order_release);
+    switch (mb->status) {
+    case RCL_ANSWER_RAN:
+        break;
+    case RCL_ANSWER_TIMEDOUT:
+        atomic_fetch_add_explicit(&s->timed_out, 1, memory_order_relaxed);
+        errno = err;
+        return mb->ret;
+    default: /* handed back: the timed lock here, as the original */
+        errno = err;
+        return run_locally_timed(lock, fn, ctx, slow->clock, &slow->deadline, result);
+    }
+    if (mb->ctx_size & RCL_CTX_SIZE) /* what the section wrote */
+        memcpy(ctx, mb->ctx.bytes, mb->ctx_size & RCL_CTX_SIZE);
+    if (cs_ns) *cs_ns = slow->cs_ns;
+    errno = mb->err;
+    *result = mb->ret;
+    return 0;
+}
+
+static int delegate_timed(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, size_t size,
+                          clockid_t clock, const struct timespec *abstime, int *result,
+                          uint64_t *cs_ns, const void *site) {
+    if (rcl_rt.cfg.mode == RCL_MODE_LOCAL)
+        return run_locally_timed(lock, fn, ctx, clock, abstime, result);
+    struct rcl_server *s = &rcl_rt.servers[server_index(lock)];
+    if (rcl_rt.cfg.mode != RCL_MODE_ADAPTIVE)
+        return on_server_timed(s, lock, fn, ctx, size, clock, abstime, result, cs_ns);
+    /* Adaptive: the lock's current path; a call that ran is one of its samples. */
+    struct rcl_adaptive_call call;
+    bool sample;
+    enum rcl_path path = rcl_adaptive_begin(lock, fn, ctx, &call, &sample);
+    call.site = site;
+    if (call.e && rcl_rt.cfg.stats != RCL_STATS_OFF) fn = rcl_adaptive_run, ctx = &call, size = 0;
+    uint64_t t0 = sample ? rcl_ticks() : 0;
+    int err = path == RCL_PATH_LOCAL
+                  ? run_locally_timed(lock, fn, ctx, clock, abstime, result)
+                  : on_server_timed(s, lock, fn, ctx, size, clock, abstime, result, cs_ns);
+    if (sample && !err) {
+        int e = errno;
+        rcl_adaptive_end(&call, s, rcl_ticks() - t0);
+        errno = e;
+    }
+    return err;
 }
 
 /* RCL_MODE=adaptive: the lock's current path (adaptive.c), one call in a few timed. */
@@ -397,6 +513,26 @@ __attribute__((noinline)) int(rcl_delegate_flags)(pthread_mutex_t *lock, rcl_cs_
     if ((flags & RCL_ALLOCATOR) && atomic_load_explicit(&rt_state, memory_order_acquire) != 2)
         return run_locally(lock, fn, ctx);
     return entry(lock, fn, ctx, size, __builtin_return_address(0), flags & RCL_AS_CALLER);
+}
+
+/* A deadline a timed lock refuses (EINVAL, when it would have to wait) goes to the pthread
+ * function itself, in the caller, so that the error is exactly its own. */
+__attribute__((noinline)) int rcl_delegate_timed(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
+                                                 size_t size, clockid_t clock,
+                                                 const struct timespec *abstime, int *result) {
+    const void *site = __builtin_return_address(0);
+    if (__builtin_expect(own_code() || rcl_as_caller, 0) || !abstime || abstime->tv_nsec < 0 ||
+        abstime->tv_nsec >= 1000000000)
+        return run_locally_timed(lock, fn, ctx, clock, abstime, result);
+    rcl_runtime_ensure();
+    if (__builtin_expect(rcl_rt.prof_begin != NULL, 0)) {
+        uint64_t cs_ns = 0;
+        rcl_rt.prof_begin(lock, site);
+        int err = delegate_timed(lock, fn, ctx, size, clock, abstime, result, &cs_ns, site);
+        rcl_rt.prof_end(lock, site, cs_ns);
+        return err;
+    }
+    return delegate_timed(lock, fn, ctx, size, clock, abstime, result, NULL, site);
 }
 
 /* ------------------------------------------------------------------ start-up, fork */

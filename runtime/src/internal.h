@@ -163,7 +163,9 @@ struct rcl_mailbox {
     uint16_t ctx_size;       /* client, before posting: its RCL_CTX_SIZE bits: 0, the context
                                 is ctx.ptr; else its size, and the context is ctx.bytes (copied
                                 in and out); RCL_CTX_AS_CALLER: run the section as the client
-                                (caller.c), whose thread pointer is rcl_slow(mb)->tp */
+                                (caller.c), whose thread pointer is rcl_slow(mb)->tp;
+                                RCL_CTX_TIMED: a timed request, which its client may withdraw
+                                until the server claims it (pass.c, "Timed requests") */
     _Atomic uint32_t parked; /* client: 1 before futex-waiting; server: 0 and wake */
     union {
         void *ptr;
@@ -171,7 +173,8 @@ struct rcl_mailbox {
     } ctx; /* client, before posting; the section writes bytes on the server */
 } __attribute__((aligned(RCL_CACHE_LINE)));
 
-#define RCL_CTX_SIZE      0x7fffu
+#define RCL_CTX_SIZE      0x3fffu
+#define RCL_CTX_TIMED     0x4000u
 #define RCL_CTX_AS_CALLER 0x8000u
 
 _Static_assert(offsetof(struct rcl_mailbox, ctx) + RCL_CTX_INLINE_MAX == RCL_CACHE_LINE &&
@@ -187,7 +190,17 @@ struct rcl_mailbox_slow {
     uintptr_t tp;              /* the owning client's thread pointer, 0 when sections cannot
                                   run as their caller here (allocation; caller.c) */
     _Atomic uint16_t in_use;   /* slot allocated to a client (registration lock) */
+    _Atomic uint32_t claim;    /* a timed request's enum rcl_claim (pass.c, "Timed requests") */
+    clockid_t clock;           /* a timed request's deadline: client, before posting */
+    struct timespec deadline;
 } __attribute__((aligned(RCL_CACHE_LINE)));
+
+/* Who has a timed request (mailbox slow claim; pass.c, "Timed requests"). */
+enum rcl_claim {
+    RCL_CLAIM_POSTED = 1,    /* posted, claimed by nobody: the client may withdraw it */
+    RCL_CLAIM_TAKEN = 2,     /* a server thread has it: it runs it, or answers why not */
+    RCL_CLAIM_WITHDRAWN = 3, /* the client gave up at its deadline: the server drops it */
+};
 
 /* mailbox wait: a delegated section waiting on a condition, and its client's cancellation. */
 enum rcl_wait_state {
@@ -203,7 +216,18 @@ enum rcl_answer {
     RCL_ANSWER_RAN = 0,       /* the server ran it: ret and err are the section's */
     RCL_ANSWER_HAND_BACK = 1, /* not run: the caller runs it itself under the mutex (pass.c) */
     RCL_ANSWER_CANCELLED = 2, /* abandoned in a condition wait: its client is being cancelled */
+    RCL_ANSWER_TIMEDOUT = 3,  /* a timed request whose mutex the server did not get by its
+                                 deadline: not run, ret is the timed lock's error */
+    RCL_ANSWER_DROPPED = 4,   /* a withdrawn timed request, cleared: nobody reads the answer */
 };
+
+/* The timed lock that a timed request stands for: pthread_mutex_timedlock on CLOCK_REALTIME
+ * (what the program called, and what a profiler interposes), pthread_mutex_clocklock else. */
+static inline int rcl_timed_lock(pthread_mutex_t *lock, clockid_t clock,
+                                 const struct timespec *abstime) {
+    return clock == CLOCK_REALTIME ? pthread_mutex_timedlock(lock, abstime)
+                                   : pthread_mutex_clocklock(lock, clock, abstime);
+}
 
 #define RCL_CHUNK_SLOTS 64
 /* Chunks are aligned to their size rounded up to a power of two, so that a slot finds its slow
@@ -328,6 +352,9 @@ struct rcl_server {
     _Atomic uint64_t as_caller;      /* sections run as their caller (caller.c; poller) */
     _Atomic uint64_t caller_here;    /* ... run in their caller instead: not available here
                                         (atomic add, by the callers) */
+    _Atomic uint64_t timed;          /* timed requests served (delegate.c: atomic add, clients) */
+    _Atomic uint64_t timed_out;      /* ... not run: withdrawn at the deadline, or the server's
+                                        timed wait for the mutex ran out (atomic add) */
 
     /* preemption (preempt.c, whose design comment says who writes what) */
     _Atomic uint32_t pre_reading __attribute__((aligned(RCL_CACHE_LINE)));
@@ -392,6 +419,10 @@ RCL_HIDDEN void rcl_pass_wake_waiting_clients(struct rcl_server *s);
 /* Run fn inline on the calling servicing thread (nested delegation to the same server). */
 RCL_HIDDEN int rcl_pass_run_nested(struct rcl_worker *w, pthread_mutex_t *lock, rcl_cs_fn fn,
                                    void *ctx);
+/* The same for a timed call: 0 and fn's result in *result, or the timed lock's error. */
+RCL_HIDDEN int rcl_pass_run_nested_timed(struct rcl_worker *w, pthread_mutex_t *lock, rcl_cs_fn fn,
+                                         void *ctx, clockid_t clock, const struct timespec *abstime,
+                                         int *result);
 /* Abandon w's running top-level request mb (its client is being cancelled in a condition
  * wait; cond.c): release its mutex, answer RCL_ANSWER_CANCELLED, unwind to the worker's loop. */
 RCL_HIDDEN _Noreturn void rcl_pass_abandon(struct rcl_worker *w, struct rcl_mailbox *mb);
@@ -501,6 +532,10 @@ RCL_HIDDEN int rcl_run_as_caller(rcl_cs_fn fn, void *ctx, uintptr_t tp, int *err
  * back (status RCL_ANSWER_HAND_BACK) when s has no poller left. A client thread's section that
  * waits on a condition is a cancellation point for it (cond.c). */
 RCL_HIDDEN void rcl_client_wait(struct rcl_server *s, struct rcl_mailbox *mb);
+/* The same, until abstime on clock at the latest: false when the deadline came first (the
+ * request is still posted). */
+RCL_HIDDEN bool rcl_client_wait_until(struct rcl_server *s, struct rcl_mailbox *mb, clockid_t clock,
+                                      const struct timespec *abstime);
 
 /* ------------------------------------------------------------------ adaptive mode */
 

@@ -56,7 +56,8 @@
  * section's after it (the server sets and reads its own errno around the call).
  *
  * Answers (status): RAN (ret and err are the section's), HAND_BACK (not run: the caller runs
- * the section itself under pthread_mutex_lock -- see try_take for when), CANCELLED (cond.c).
+ * the section itself under pthread_mutex_lock -- see try_take for when), CANCELLED (cond.c),
+ * TIMEDOUT and DROPPED (timed requests, below).
  *
  * Mutual exclusion with local critical sections (mixed mode). The server runs a request only
  * while it holds the request's pthread mutex. It takes the mutex with pthread_mutex_trylock
@@ -99,6 +100,30 @@
  *     "waits on" relation between servers must stay acyclic. S publishes waiting_on = T
  *     (seq_cst) and then follows T's chain; whichever server closes a cycle sees it and the
  *     process aborts with a message naming the servers, instead of hanging.
+ * Timed requests (rcl_delegate_timed: a section under pthread_mutex_timedlock/clocklock). Its
+ * client may give up at its deadline, so the request must be withdrawable until a server thread
+ * starts on it, and never after. One more word, slow.claim, decides it with one CAS on each
+ * side; ordinary requests never touch it (no read-modify-write on their path):
+ *   client  post: claim = POSTED (plain, before the release store of fn), ctx_size has
+ *           RCL_CTX_TIMED, slow.clock/deadline set.
+ *   server  before touching the request's mutex or context: CAS claim POSTED -> TAKEN. Lost
+ *           (WITHDRAWN): it drops the request -- answers DROPPED (fn = NULL) and reads nothing
+ *           else of it: the client has returned, its context and perhaps its mutex are gone.
+ *           Won: try_take; BUSY (a local holder) and not waited enough: claim = POSTED again
+ *           (release) and the request is retried on a later pass, as any other; BUSY and
+ *           waited enough: the worker waits for the mutex with the timed lock itself, until
+ *           the deadline (rcl_pass_serve_waited), and answers TIMEDOUT when it runs out;
+ *           HAND_BACK: answered as any other (the client runs the timed lock itself).
+ *   client  at its deadline: CAS claim POSTED -> WITHDRAWN. Won: it returns without an answer
+ *           (after one last trylock of its own, as a timed lock's last attempt); fn stays set
+ *           until the server drops it, and the client's next post to this server, or its exit,
+ *           first waits for that (delegate.c). Lost (TAKEN): the server has it; the client waits
+ *           for the answer and tries again if the claim comes back to POSTED.
+ * So a request runs only after a server thread took the claim, which excludes the withdrawal:
+ * it runs at most once, and never after its client returned. The server takes the claim before
+ * trylock, so a mutex it touches belongs to a client still inside its call. A batch never runs
+ * on into a timed request (next_wants): its mutex would be held, unclaimed, across a withdrawal
+ * after which the program may destroy it.
  * What this file does not do: who polls (one servicing thread of the server at a time, the
  * poller), when it parks, how a fork pauses it and how the role moves when a critical section
  * blocks -- that is the workers' life, in server.c, which calls rcl_pass_scan once per pass.
@@ -237,12 +262,26 @@ static int run_cs(struct rcl_worker *w, pthread_mutex_t *lock, rcl_cs_fn fn, voi
     return r;
 }
 
-int rcl_pass_run_nested(struct rcl_worker *w, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {
+static void refuse_self_nesting(struct rcl_worker *w, pthread_mutex_t *lock) {
     for (int i = 0; i < w->nactive; i++)
         if (w->active[i] == lock)
             rcl_die("rcl_delegate: a critical section of lock %p delegates another critical "
                     "section of the same lock (this self-deadlocks with a plain mutex)",
                     (void *)lock);
+}
+
+int rcl_pass_run_nested_timed(struct rcl_worker *w, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
+                              clockid_t clock, const struct timespec *abstime, int *result) {
+    refuse_self_nesting(w, lock);
+    int err = rcl_timed_lock(lock, clock, abstime); /* (may block the worker: see below) */
+    if (err) return err;
+    *result = run_cs(w, lock, fn, ctx, 0, NULL);
+    pthread_mutex_unlock(lock);
+    return 0;
+}
+
+int rcl_pass_run_nested(struct rcl_worker *w, pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx) {
+    refuse_self_nesting(w, lock);
     /* Not held by this worker (only the running batch's mutex is, and it is active): take it
      * for this one critical section. If a local holder has it, this blocks the worker; the
      * blocking detector then hands the polling role to another servicing thread (server.c). */
@@ -310,7 +349,8 @@ static inline bool next_wants(const struct cursor *at, pthread_mutex_t *lock) {
      * false "yes" keeps the mutex while a posted request of the same lock exists, until this
      * worker sees it lost the role and releases it. */
     return atomic_load_explicit(&next->fn, memory_order_acquire) &&
-           __atomic_load_n(&next->lock, __ATOMIC_RELAXED) == lock;
+           __atomic_load_n(&next->lock, __ATOMIC_RELAXED) == lock &&
+           !(__atomic_load_n(&next->ctx_size, __ATOMIC_RELAXED) & RCL_CTX_TIMED);
 }
 
 /* Run mb's request (w holds its mutex) and answer it. at: where the scan is, to see whether the
@@ -400,8 +440,25 @@ enum rcl_pass_end rcl_pass_scan(struct rcl_worker *w, struct rcl_pass *p) {
                 fn = atomic_load_explicit(&mb->fn, memory_order_acquire);
                 if (!fn) continue;
             }
+            /* A timed request: claimed before its mutex is touched ("Timed requests"). */
+            bool timed = __atomic_load_n(&mb->ctx_size, __ATOMIC_RELAXED) & RCL_CTX_TIMED;
+            if (timed) {
+                uint32_t st = RCL_CLAIM_POSTED;
+                if (!atomic_compare_exchange_strong_explicit(&rcl_slow(mb)->claim, &st,
+                                                             RCL_CLAIM_TAKEN, memory_order_acq_rel,
+                                                             memory_order_acquire)) {
+                    rcl_pass_release(w); /* (nothing is held here: next_wants) */
+                    __atomic_store_n(&c->busy_since[i], 0, __ATOMIC_RELAXED);
+                    answer(s, p, mb, RCL_ANSWER_DROPPED, 0, 0);
+                    p->back++;
+                    continue;
+                }
+            }
             enum take take = try_take(w, mb);
             if (take == BUSY && !waited_enough(c, i)) {
+                if (timed) /* withdrawable again */
+                    atomic_store_explicit(&rcl_slow(mb)->claim, RCL_CLAIM_POSTED,
+                                          memory_order_release);
                 p->blocked++;
                 continue;
             }
@@ -441,7 +498,20 @@ enum rcl_pass_end rcl_pass_scan(struct rcl_worker *w, struct rcl_pass *p) {
 void rcl_pass_serve_waited(struct rcl_worker *w, struct rcl_pass *p) {
     struct rcl_mailbox *mb = p->wait;
     atomic_fetch_add_explicit(&w->s->local_waits, 1, memory_order_relaxed);
-    int err = pthread_mutex_lock(mb->lock);
+    int err;
+    if (mb->ctx_size & RCL_CTX_TIMED) { /* claimed: wait no longer than its client would */
+        struct rcl_mailbox_slow *slow = rcl_slow(mb);
+        err = rcl_timed_lock(mb->lock, slow->clock, &slow->deadline);
+        if (err) {
+            answer(w->s, p, mb, RCL_ANSWER_TIMEDOUT, err, 0);
+            atomic_store_explicit(&w->cur, NULL, memory_order_relaxed);
+            p->back++;
+            p->wait = NULL;
+            return;
+        }
+    } else {
+        err = pthread_mutex_lock(mb->lock);
+    }
     if (err) /* trylock said EBUSY for this mutex: its kind does not fail here */
         rcl_die("server %d: pthread_mutex_lock(%p) failed: %s", w->s->index, (void *)mb->lock,
                 strerror(err));

@@ -114,6 +114,9 @@ static void print_text(FILE *f) {
                     "their caller, %llu in their caller (not available here)\n",
                     s->index, (unsigned long long)get(&s->as_caller),
                     (unsigned long long)get(&s->caller_here));
+        if (get(&s->timed))
+            fprintf(f, "rcl: server %d: timed lock calls: %llu, %llu of them timed out\n", s->index,
+                    (unsigned long long)get(&s->timed), (unsigned long long)get(&s->timed_out));
         if (back)
             fprintf(f,
                     "rcl: server %d: run by their callers: %llu (no servicing thread left %llu, "
@@ -144,7 +147,7 @@ static void print_json(FILE *f) {
             "\"pool_exhausted\": %llu, \"cancelled\": %llu, \"local_waits\": %llu, "
             "\"as_caller\": %llu, \"as_caller_in_caller\": %llu, \"run_by_caller\": "
             "{\"no_servicing_thread\": %llu, \"caller_holds_mutex\": %llu, \"robust\": %llu, "
-            "\"trylock_error\": %llu}, \"ran_ns\": %s}",
+            "\"trylock_error\": %llu}, \"timed\": %llu, \"timed_out\": %llu, \"ran_ns\": %s}",
             i ? "," : "", s->index, s->cpu, (unsigned long long)get(&s->served),
             (unsigned long long)get(&s->parks),
             atomic_load_explicit(&s->nworkers, memory_order_relaxed),
@@ -153,7 +156,8 @@ static void print_json(FILE *f) {
             (unsigned long long)get(&s->local_waits), (unsigned long long)get(&s->as_caller),
             (unsigned long long)get(&s->caller_here), (unsigned long long)get(&s->back_exhausted),
             (unsigned long long)get(&s->back_owner), (unsigned long long)get(&s->back_robust),
-            (unsigned long long)get(&s->back_error), sched);
+            (unsigned long long)get(&s->back_error), (unsigned long long)get(&s->timed),
+            (unsigned long long)get(&s->timed_out), sched);
     }
     fprintf(f, "\n], \"locks\": [");
     rcl_adaptive_report(f, true);

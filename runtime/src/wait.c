@@ -9,7 +9,8 @@
  * whose server has no poller left (every servicing thread blocked, the pool at RCL_POOL_MAX) is
  * taken back (server.c's rcl_pool_withdraw) and its caller runs it. A parked client whose
  * section waits on a condition takes the client's part in the cancellation protocol of cond.c
- * (cancellable while the section is inside its wait).
+ * (cancellable while the section is inside its wait). A timed request's client waits until its
+ * deadline at the latest (rcl_client_wait_until; pass.c, "Timed requests").
  */
 #include "internal.h"
 
@@ -25,7 +26,19 @@ static inline bool withdrawn(struct rcl_server *s, struct rcl_mailbox *mb) {
 
 static bool cond_client_wait(struct rcl_server *s, struct rcl_mailbox *mb);
 
-static void client_park(struct rcl_server *s, struct rcl_mailbox *mb, bool cancellable) {
+/* Nanoseconds from now to abstime on clock (0: passed). */
+static uint64_t ns_left(clockid_t clock, const struct timespec *abstime) {
+    struct timespec now;
+    clock_gettime(clock, &now);
+    int64_t left = ((int64_t)abstime->tv_sec - (int64_t)now.tv_sec) * 1000000000 +
+                   ((int64_t)abstime->tv_nsec - (int64_t)now.tv_nsec);
+    return left > 0 ? (uint64_t)left : 0;
+}
+
+/* Park until answered (true), or until abstime on clock when abstime is not NULL (false). */
+static bool client_park(struct rcl_server *s, struct rcl_mailbox *mb, bool cancellable,
+                        clockid_t clock, const struct timespec *abstime) {
+    bool done = true;
     /* The timeout is a safety net for a wake-up hint the server missed (pass.c). */
     for (uint64_t timeout = 1000000;; timeout = timeout < 128000000 ? 2 * timeout : timeout) {
         atomic_store_explicit(&mb->parked, 1, memory_order_relaxed);
@@ -35,11 +48,21 @@ static void client_park(struct rcl_server *s, struct rcl_mailbox *mb, bool cance
             atomic_load_explicit(&rcl_slow(mb)->wait, memory_order_acquire) == RCL_WAIT_WAITING &&
             cond_client_wait(s, mb))
             continue;
-        rcl_futex_wait(&mb->parked, 1, timeout);
+        uint64_t wait = timeout;
+        if (abstime) {
+            uint64_t left = ns_left(clock, abstime);
+            if (!left) {
+                done = false;
+                break;
+            }
+            if (left < wait) wait = left;
+        }
+        rcl_futex_wait(&mb->parked, 1, wait);
         if (answered(mb)) break;
     }
     atomic_store_explicit(&mb->parked, 0, memory_order_relaxed);
     atomic_fetch_sub_explicit(&s->nparked, 1, memory_order_relaxed);
+    return done;
 }
 
 /* Whether the calling thread's core has another runnable thread: sched_yield returns at once
@@ -68,9 +91,10 @@ static bool core_shared(void) {
  * requests and do their own work meanwhile. (Yielding from the first poll on lost 40 % on this
  * VM, where a yield that lets another thread run costs ~4.6 us and a delegated section of
  * 4,000 cycles ~2 us: bench/adaptive.py's waiting set.) */
-void rcl_client_wait(struct rcl_server *s, struct rcl_mailbox *mb) {
+static bool client_wait(struct rcl_server *s, struct rcl_mailbox *mb, clockid_t clock,
+                        const struct timespec *abstime) {
     for (unsigned i = 0; i < 64; i++) {
-        if (answered(mb)) return;
+        if (answered(mb)) return true;
         rcl_cpu_relax();
     }
     const uint64_t start = rcl_now_ns(), deadline = start + rcl_rt.cfg.spin_ns;
@@ -86,7 +110,7 @@ void rcl_client_wait(struct rcl_server *s, struct rcl_mailbox *mb) {
             looked = true;
         }
         for (int k = 0; k < 64; k++) {
-            if (answered(mb)) return;
+            if (answered(mb)) return true;
             if (shared)
                 sched_yield();
             else
@@ -94,11 +118,21 @@ void rcl_client_wait(struct rcl_server *s, struct rcl_mailbox *mb) {
         }
         now = rcl_now_ns();
         if (withdrawn(s, mb) || now >= deadline) break;
+        if (abstime && !ns_left(clock, abstime)) return answered(mb);
     }
-    if (answered(mb)) return;
+    if (answered(mb)) return true;
     atomic_fetch_add_explicit(&s->nparked, 1, memory_order_seq_cst);
     /* A server thread waiting on another server is never cancelled. */
-    client_park(s, mb, rcl_self_server == NULL);
+    return client_park(s, mb, rcl_self_server == NULL, clock, abstime);
+}
+
+void rcl_client_wait(struct rcl_server *s, struct rcl_mailbox *mb) {
+    client_wait(s, mb, CLOCK_MONOTONIC, NULL);
+}
+
+bool rcl_client_wait_until(struct rcl_server *s, struct rcl_mailbox *mb, clockid_t clock,
+                           const struct timespec *abstime) {
+    return client_wait(s, mb, clock, abstime);
 }
 
 /* ------------------------------------------------------------------ the client's side */
@@ -115,7 +149,8 @@ static void client_cancelled(void *arg) {
     atomic_store_explicit(&slow->wait, RCL_WAIT_CANCEL, memory_order_seq_cst);
     rcl_futex_wake(&slow->wait, 1);
     pthread_cond_broadcast(slow->wait_cond);
-    client_park(a->s, mb, false); /* cancellation is disabled while cleanup handlers run */
+    client_park(a->s, mb, false, CLOCK_MONOTONIC, NULL); /* (cancellation is disabled while
+                                                          cleanup handlers run) */
     pthread_mutex_lock(mb->lock);
 }
 

@@ -2,8 +2,8 @@
 // (`if (timeout) timedlock; else lock; counter++; unlock;`), an `else if` chain choosing a
 // trylock or a lock, and an unlock-work-relock under a condition (no `else`). No block holds
 // one lock-to-unlock stretch. rcl-cc's copy (--resolve-copy) writes the statements up to the
-// unlock into each branch (BranchJoin.h); the branch's own section then converts, and a timed
-// lock or a trylock stays as written. Every line keeps its number. `rcl convert` (no
+// unlock into each branch (BranchJoin.h); the branch's own section then converts (the timed
+// lock's as a timed section, delegated with its deadline), and a trylock stays as written. Every line keeps its number. `rcl convert` (no
 // --resolve-copy) refuses them and says that the copy joins them. A tail that declares what
 // the block reads after the unlock, and a branch that declares a name the tail spells, are
 // not joined. The converted program prints what the original prints in every mode.
@@ -45,16 +45,14 @@ static void *apr_style(void *timed)
     return NULL;
 }
 // KEPT: branch-join.c:[[# @LINE-7]]:13: rcl: cannot convert critical section: the lock is still held at the end of its block (released in another block or function); it is taken in a branch of an `if` and released after it: rcl-cc and `rcl build` write the statements up to the unlock into each branch in their copy (`rcl convert` does not); left as is, safe in mixed mode
-// The tail, written into the timed branch with the lines it had, the branch's own line again:
-// CHECK: pthread_mutex_timedlock(&m, &far);
-// CHECK: #line [[# @LINE-9]] "{{.*}}branch-join.c"
-// CHECK-EMPTY:
-// CHECK-NEXT: counter++;
-// CHECK-NEXT: pthread_mutex_unlock(&m);
-// CHECK-EMPTY:
-// CHECK-NEXT: #line [[# @LINE-17]] "{{.*}}branch-join.c"
-// CHECK-NEXT: }
-// CHECK: rcl_delegate_ctx(&m, rcl_cs_apr_style_1
+// The tail, written into the timed branch, is a timed section: its lock statement stays with
+// the call made the timed delegation, and its statements stay as written (on the lines they
+// had) for when the lock is not had by the deadline:
+// CHECK: { (rcl_timed_err = rcl_delegate_timed(&m, rcl_cs_apr_style_1, (void *)0, 0, CLOCK_REALTIME, &far, &rcl_timed_result)); } if (rcl_timed_err != 0) {
+// CHECK-NEXT: #line [[# @LINE-15]] "{{.*}}branch-join.c"
+// CHECK: counter++;
+// CHECK-NEXT: pthread_mutex_unlock(&m); } }
+// CHECK: rcl_delegate(&m, rcl_cs_apr_style_2
 
 static pthread_mutex_t m2 = PTHREAD_MUTEX_INITIALIZER;
 static long total2, extra2;
@@ -185,7 +183,7 @@ static long kept(int flag)
 // A static local in the tail (written twice, it would be two variables):
 // KEPT: branch-join.c:[[# @LINE-14]]:9: rcl: cannot convert critical section: the lock is still held at the end of its block (released in another block or function); left as is, safe in mixed mode
 // KEPT: branch-join.c:[[# @LINE-13]]:9: rcl: cannot convert critical section: the lock is still held at the end of its block (released in another block or function); left as is, safe in mixed mode
-// ERR: rcl: summary: 6 converted, 10 refused
+// ERR: rcl: summary: 7 converted, 9 refused
 
 int main(void)
 {
@@ -207,7 +205,9 @@ int main(void)
     return 0;
 }
 // STATS: rcl: mode delegate
-// The joined sections run on the server: apr_style's 2,000 untimed ones, chain's 2 x 1,333
+// The joined sections run on the server: apr_style's 2,000 untimed ones and its 2,000 timed
+// ones (none times out: nothing else holds the lock for a minute), chain's 2 x 1,333
 // of modes 0 and 2, relock's 2 x 500 relocks (the first section of each iteration is released
 // inside its `if`, as before), checked's 100.
-// STATS: rcl: server 0 (cpu {{[0-9]+}}): 5766 sections served
+// STATS: rcl: server 0 (cpu {{[0-9]+}}): 7766 sections served
+// STATS: rcl: server 0: timed lock calls: 2000, 0 of them timed out

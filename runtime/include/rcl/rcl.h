@@ -2,10 +2,10 @@
  * rcl.h - Remote Core Locking runtime (librcl), public interface.
  *
  * NAME
- *     rcl_delegate, rcl_delegate_ctx, rcl_cond_wait, rcl_cond_timedwait, rcl_cond_clockwait,
- *     rcl_delegate_allocator, rcl_start, rcl_lock_assign, rcl_lock_server, rcl_server_count,
- *     rcl_mode, rcl_on_server - run
- *     critical sections of pthread mutexes on dedicated server threads
+ *     rcl_delegate, rcl_delegate_ctx, rcl_delegate_timed, rcl_cond_wait, rcl_cond_timedwait,
+ * rcl_cond_clockwait, rcl_delegate_allocator, rcl_start, rcl_lock_assign, rcl_lock_server,
+ * rcl_server_count, rcl_mode, rcl_on_server - run critical sections of pthread mutexes on dedicated
+ * server threads
  *
  * SYNOPSIS
  *     #include <rcl/rcl.h>
@@ -157,6 +157,27 @@ RCL_API int rcl_delegate_allocator(pthread_mutex_t *lock, rcl_cs_fn fn, void *ct
 #define RCL_ALLOCATOR 2u
 RCL_API int rcl_delegate_flags(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, size_t size,
                                unsigned flags);
+
+/**
+ * rcl_delegate_timed - a critical section entered with pthread_mutex_timedlock (clock
+ * CLOCK_REALTIME) or pthread_mutex_clocklock (any other clock): run fn(ctx) as a critical
+ * section of *lock if the lock is had by abstime, on clock.
+ *
+ * Returns 0 when fn ran (its result in *result), with the contract of rcl_delegate_ctx (size:
+ * the context's, or 0); otherwise what the timed lock would have returned -- ETIMEDOUT at the
+ * deadline, EINVAL for a deadline it refuses, EDEADLK... -- and fn did not run. As with the
+ * pthread functions, a lock that is free is had even when abstime has passed.
+ *
+ * A delegated call is posted with its deadline. Until a server thread claims it, its caller may
+ * withdraw it; at the deadline it does, tries the mutex once itself (a timed lock's last
+ * attempt), and returns ETIMEDOUT if that fails. Once claimed it runs, unless the mutex stays
+ * held by local critical sections until the deadline (the server then waits for it with the
+ * timed lock itself and the call returns ETIMEDOUT). What rcl-rewrite emits for a section
+ * entered with a timed lock: the statements of the section then run in place, without the lock,
+ * as they did in the original program when its timed lock failed.
+ */
+RCL_API int rcl_delegate_timed(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx, size_t size,
+                               clockid_t clock, const struct timespec *abstime, int *result);
 
 /**
  * rcl_start - start the runtime now (it otherwise starts at the first delegated call): read the

@@ -15,6 +15,10 @@
  * rcl_cond_wait and rcl_cond_timedwait (rcl.h) with C11's results, thrd_success,
  * thrd_timedout (rcl_cnd_timedwait past its time) or thrd_error. Outside a delegated section
  * they are cnd_wait and cnd_timedwait. Any thread may call them.
+ *
+ * rcl_thrd_result - what mtx_timedlock returns for the error rcl_delegate_timed returned (a
+ * converted mtx_timedlock section): thrd_success, thrd_timedout, thrd_busy, thrd_nomem or
+ * thrd_error, as glibc maps pthread_mutex_timedlock's.
  */
 #ifndef RCL_THREADS_H
 #define RCL_THREADS_H
@@ -38,6 +42,14 @@ static inline int rcl_cnd_wait(cnd_t *cond, mtx_t *mutex) {
 static inline int rcl_cnd_timedwait(cnd_t *cond, mtx_t *mutex, const struct timespec *when) {
     int r = rcl_cond_timedwait((pthread_cond_t *)cond, (pthread_mutex_t *)mutex, when);
     return r == 0 ? thrd_success : r == ETIMEDOUT ? thrd_timedout : thrd_error;
+}
+
+static inline int rcl_thrd_result(int err) {
+    return err == 0           ? thrd_success
+           : err == ETIMEDOUT ? thrd_timedout
+           : err == EBUSY     ? thrd_busy
+           : err == ENOMEM    ? thrd_nomem
+                              : thrd_error;
 }
 
 #endif

@@ -10,7 +10,8 @@ with open(sys.argv[1]) as f:
     doc = json.load(f)
 SERVER_FIELDS = {"index", "cpu", "served", "parks", "servicing_threads", "condition_waits",
                  "detected_blocking", "pool_exhausted", "cancelled", "local_waits",
-                 "run_by_caller", "ran_ns", "preempted_ns", "involuntary_switches"}
+                 "run_by_caller", "timed", "timed_out", "ran_ns", "preempted_ns",
+                 "involuntary_switches"}
 LOCK_FIELDS = {"lock", "identity", "address", "first_site", "calls", "delegated_percent",
                "switches", "path", "last_reason", "local_ticks", "delegated_ticks"}
 for s in doc["servers"]:

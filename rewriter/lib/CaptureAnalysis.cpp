@@ -414,6 +414,8 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
                 Hoist H{Var, *WholeRange};
                 H.MovesWhole = true;
                 H.EmitsText = First;
+                if (First)
+                    H.InPlace = {{WholeRange->Begin, WholeRange->End - WholeRange->Begin, ""}};
                 First = false;
                 CS.Hoists.push_back(H);
                 Hoisted.insert(Var);
@@ -482,6 +484,13 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
             H.WithoutConst = true;
             CS.BodyEdits.push_back({DeclRange->Begin, Init->Begin - DeclRange->Begin, Prefix});
             CS.BodyEdits.push_back({Init->End, DeclRange->End - Init->End, Suffix});
+            // In the body's own text (a timed section's): the same assignment, to the variable.
+            std::string Own = Prefix, OwnSuffix = Suffix;
+            for (std::string *Part : {&Own, &OwnSuffix})
+                for (size_t At; (At = Part->find(Target)) != std::string::npos;)
+                    Part->replace(At, Target.size(), Name);
+            H.InPlace = {{DeclRange->Begin, Init->Begin - DeclRange->Begin, Own},
+                         {Init->End, DeclRange->End - Init->End, OwnSuffix}};
             CS.Hoists.push_back(H);
             Hoisted.insert(Var);
         }

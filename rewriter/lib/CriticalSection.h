@@ -79,6 +79,9 @@ struct Hoist {
     bool EmitsText = true; ///< the first variable of a declaration that moves whole
     /// Declared without its `const` (assigned once in place, where a const cannot be).
     bool WithoutConst = false;
+    /// What becomes of its declaration in the body's own text, which a timed section also runs
+    /// in place (CriticalSection::Timed): removed (MovesWhole), or an assignment.
+    std::vector<TextEdit> InPlace = {};
 };
 
 /// Something a converted section's report says without refusing it.

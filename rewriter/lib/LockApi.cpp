@@ -6,6 +6,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
+#include "clang/AST/ParentMap.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/AST/Stmt.h"
 #include "clang/AST/PrettyPrinter.h"
@@ -22,7 +23,7 @@ std::optional<LockOp> LockApi::classify(const CallExpr *Call) const {
     StringRef Name = Callee->getName();
     // A declared wrapper may take no argument at all (`STATS_LOCK()`).
     for (const WrapperPair &W : Wrappers) {
-        if (Name == W.Lock) return LockOp::Lock;
+        if (Name == W.Lock) return W.Timed ? LockOp::TimedLock : LockOp::Lock;
         if (Name == W.Unlock) return LockOp::Unlock;
     }
     if (Call->getNumArgs() == 0) return std::nullopt;
@@ -164,6 +165,10 @@ MutexRef LockApi::mutexOf(const CallExpr *Call, LockOp Op) const {
         }
         return M;
     };
+    if (Pair->Timed) { // always through its delegating copy (timedWrapperCopy)
+        M.Timed = true;
+        return remote(Callee);
+    }
     if (!Callee->hasBody(Def)) return reachedThroughGetter(Callee) ? remote(Callee) : M;
     WrapperSummary S = summary(Def, Op);
     if (S.Chain) {
@@ -268,6 +273,100 @@ std::optional<std::string> LockApi::pairProblem(const FunctionDecl *LockDef,
     return std::nullopt;
 }
 
+namespace {
+/// Whether S computes with the function's locals only (Skip, a call inside it, as a value): no
+/// call, no memory but local variables (no dereference, member, subscript or address), no
+/// static local, no jump, label, loop, switch, statement expression or assembly.
+bool localOnly(const Stmt *S, const Stmt *Skip) {
+    if (!S || S == Skip) return true;
+    if (isa<CallExpr, MemberExpr, ArraySubscriptExpr, GotoStmt, IndirectGotoStmt, LabelStmt,
+            SwitchCase, ForStmt, WhileStmt, DoStmt, SwitchStmt, StmtExpr, AsmStmt, AtomicExpr,
+            AddrLabelExpr, BreakStmt, ContinueStmt>(S))
+        return false;
+    if (const auto *U = dyn_cast<UnaryOperator>(S);
+        U && (U->getOpcode() == UO_Deref || U->getOpcode() == UO_AddrOf))
+        return false;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+        if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()); Var && !Var->hasLocalStorage())
+            return false;
+    if (const auto *Decl = dyn_cast<DeclStmt>(S))
+        for (const clang::Decl *D : Decl->decls())
+            if (const auto *Var = dyn_cast<VarDecl>(D); !Var || !Var->hasLocalStorage())
+                return false;
+    for (const Stmt *Child : S->children())
+        if (!localOnly(Child, Skip)) return false;
+    return true;
+}
+} // namespace
+
+std::optional<std::string> LockApi::timedWrapperProblem(const FunctionDecl *TimedDef,
+                                                        const FunctionDecl *UnlockDef,
+                                                        std::vector<const CallExpr *> &Ops) const {
+    const ASTContext &Ctx = TimedDef->getASTContext();
+    std::string Timed = "timed lock wrapper '" + TimedDef->getNameAsString() + "'";
+    WrapperSummary U = summary(UnlockDef, LockOp::Unlock);
+    if (U.Problem) return U.Problem;
+    if (!U.Mutex || U.Chain || U.Guard || U.hasEffects())
+        return "unlock wrapper '" + UnlockDef->getNameAsString() +
+               "' does more than unlock a mutex of its parameters";
+    if (isC11Mutex(U.Mutex->getType())) return Timed + " locks a C11 mutex";
+    if (UnlockDef->getNumParams() > TimedDef->getNumParams())
+        return Timed + " takes fewer parameters than its unlock wrapper";
+    for (unsigned I = 0; I < UnlockDef->getNumParams(); ++I)
+        if (!Ctx.hasSameUnqualifiedType(TimedDef->getParamDecl(I)->getType(),
+                                        UnlockDef->getParamDecl(I)->getType()) ||
+            TimedDef->getParamDecl(I)->getName().empty())
+            return Timed + " and unlock wrapper '" + UnlockDef->getNameAsString() +
+                   "' do not start with the same parameters";
+    for (const ParmVarDecl *P : TimedDef->parameters())
+        if (P->getName().empty()) return Timed + " has an unnamed parameter";
+    const Stmt *Body = TimedDef->getBody();
+    Ops.clear();
+    std::optional<std::string> Problem;
+    walk(Body, [&](const Stmt *S) {
+        const auto *Call = dyn_cast<CallExpr>(S);
+        std::optional<LockOp> Op = Call ? classify(Call) : std::nullopt;
+        if (!Op || Problem) return;
+        bool Pthread = isPthreadOperation(Call->getDirectCallee(), *Op) ||
+                       (*Op == LockOp::TimedLock && !pairOf(Call->getDirectCallee()->getName()));
+        if (!Pthread || *Op == LockOp::Unlock || isConditionWait(*Op))
+            Problem = Timed + " calls " + Call->getDirectCallee()->getNameAsString() +
+                      ", which its delegating copy cannot stand for";
+        else if (Call->getBeginLoc().isMacroID() || Call->getEndLoc().isMacroID())
+            Problem = Timed + " locks inside a macro";
+        else if (!sameLvalue(mutexOperand(Call, *Op), U.Mutex, Ctx))
+            Problem = Timed + " locks another mutex than unlock wrapper '" +
+                      UnlockDef->getNameAsString() + "' releases";
+        else
+            Ops.push_back(Call);
+    });
+    if (Problem) return Problem;
+    if (Ops.empty()) return Timed + " takes no lock of the mutex its unlock wrapper releases";
+    // After each lock, only what the copy may run once the section ran.
+    ParentMap PM(const_cast<Stmt *>(Body));
+    for (const CallExpr *Call : Ops)
+        for (const Stmt *Cur = Call; Cur != Body;) {
+            const Stmt *P = PM.getParent(Cur);
+            if (!P || isa<ForStmt, WhileStmt, DoStmt, SwitchStmt, SwitchCase, LabelStmt>(P))
+                return Timed + " locks inside a loop or switch";
+            if (const auto *Block = dyn_cast<CompoundStmt>(P)) {
+                bool After = false;
+                for (const Stmt *Child : Block->body()) {
+                    if (After && !localOnly(Child, nullptr))
+                        return Timed + " does more than compute its result after it locks";
+                    After |= Child == Cur;
+                }
+            } else if (const auto *If = dyn_cast<IfStmt>(P)) {
+                if (If->getCond() == Cur && !localOnly(If, Call))
+                    return Timed + " does more than compute its result after it locks";
+            } else if (!isa<Expr, ReturnStmt, DeclStmt>(P) || !localOnly(P, Call)) {
+                return Timed + " does more than compute its result after it locks";
+            }
+            Cur = P;
+        }
+    return std::nullopt;
+}
+
 const Expr *LockApi::pairMutex(const FunctionDecl *LockDef, const FunctionDecl *UnlockDef,
                                const Expr **Guard, std::vector<const clang::Stmt *> *Checks) const {
     if (pairProblem(LockDef, UnlockDef)) return nullptr;
@@ -307,6 +406,10 @@ std::string pairKey(StringRef LockWrapper, StringRef UnlockWrapper) {
            std::to_string(UnlockWrapper.size()) + UnlockWrapper.str();
 }
 } // namespace
+
+std::string timedWrapperCopy(StringRef TimedWrapper, StringRef UnlockWrapper) {
+    return "rcl_timed_" + pairKey(TimedWrapper, UnlockWrapper);
+}
 
 std::string remoteMutexGetter(StringRef LockWrapper, StringRef UnlockWrapper) {
     return "rcl_mutex_of_" + pairKey(LockWrapper, UnlockWrapper);
@@ -461,9 +564,15 @@ bool sameMutex(const MutexRef &A, const MutexRef &B, const ASTContext &Ctx) {
     if (!A.Remote.empty() || !B.Remote.empty()) {
         bool Paired = A.Remote == B.Remote ||
                       std::find(A.Partners.begin(), A.Partners.end(), B.Remote) != A.Partners.end();
-        if (A.Remote.empty() || B.Remote.empty() || !Paired || !A.Call || !B.Call ||
-            A.Call->getNumArgs() != B.Call->getNumArgs())
-            return false;
+        if (A.Remote.empty() || B.Remote.empty() || !Paired || !A.Call || !B.Call) return false;
+        if (A.Timed || B.Timed) {
+            // A timed wrapper's mutex: its first arguments, as many as the unlock's.
+            unsigned N = std::min(A.Call->getNumArgs(), B.Call->getNumArgs());
+            for (unsigned I = 0; I < N; ++I)
+                if (!sameLvalue(A.Call->getArg(I), B.Call->getArg(I), Ctx)) return false;
+            return N > 0;
+        }
+        if (A.Call->getNumArgs() != B.Call->getNumArgs()) return false;
         for (unsigned I : differingArguments(A.Call, B.Call, Ctx))
             if (!isLocationConstant(A.Call->getArg(I)) || !isLocationConstant(B.Call->getArg(I)))
                 return false;

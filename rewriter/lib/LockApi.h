@@ -24,9 +24,14 @@ inline bool isConditionWait(LockOp Op) {
 /// through the lock wrapper's definition (`pthread_mutex_lock(&locks[h & mask])`, from any of its
 /// parameters and file-scope names), or, when the definition is in another translation unit,
 /// through the pair's mutex getter (remoteMutexGetter) that rcl-rewrite adds to that unit.
+/// A declared timed lock wrapper (`--timedlock-fn`, APR's `apr_thread_mutex_timedlock(m,
+/// timeout)`) is a pair too, Timed set: Lock names it, Unlock the unlock wrapper that releases
+/// what it takes. Its sections are timed sections; other units delegate them through its
+/// delegating copy (timedWrapperCopy), which the unit that defines it writes.
 struct WrapperPair {
     std::string Lock;
     std::string Unlock;
+    bool Timed = false;
 };
 
 /// Whether T is a pointer to `pthread_mutex_t` or C11's `mtx_t` (through typedefs).
@@ -86,6 +91,10 @@ struct MutexRef {
     /// the inner wrapper), with the call's arguments.
     std::string ChainLock, ChainUnlock;
     const clang::FunctionDecl *ChainInner = nullptr;
+    /// A call of a declared timed lock wrapper (WrapperPair::Timed), always Remote: its mutex
+    /// is chosen by its first arguments, as many as its unlock wrapper takes (the rest are
+    /// its timeout).
+    bool Timed = false;
     /// Where the operation is written (for diagnostics).
     clang::SourceLocation loc() const {
         return Operand ? Operand->getBeginLoc()
@@ -103,6 +112,12 @@ struct MutexRef {
 /// (`possess` with `release` and with `twist`) has a getter only for the pairs that are exact.
 /// The names carry each wrapper's length, so no two pairs share one.
 std::string remoteMutexGetter(llvm::StringRef LockWrapper, llvm::StringRef UnlockWrapper);
+/// The name of the delegating copy of a declared timed lock wrapper that the unit defining it
+/// adds beside it (LockApi::timedWrapperProblem): the wrapper's parameters, then `rcl_cs_fn
+/// rcl_fn, void *rcl_ctx, size_t rcl_size, int *rcl_result, int *rcl_ran`; its lock calls
+/// delegate the section (rcl_delegate_timed, rcl_delegate_trylock, rcl_delegate_ctx) and set
+/// *rcl_ran when it ran; it returns what the wrapper returns.
+std::string timedWrapperCopy(llvm::StringRef TimedWrapper, llvm::StringRef UnlockWrapper);
 /// The unlock wrapper of the pair whose getter a section through Mutex calls (Mutex.Remote the
 /// lock wrapper): the inner pair's for a static wrapper chaining to it (MutexRef::ChainLock),
 /// else the wrapper UnlockCall calls.
@@ -201,6 +216,17 @@ class LockApi {
     std::optional<std::string> pairChain(const clang::FunctionDecl *LockDef,
                                          const clang::FunctionDecl *UnlockDef,
                                          const clang::CallExpr **Inner = nullptr) const;
+
+    /// For a declared timed lock wrapper and its unlock wrapper, both defined in this unit: why
+    /// other units' timed sections through it cannot delegate through its delegating copy
+    /// (timedWrapperCopy), or nothing, with its lock calls (pthread_mutex_timedlock, _clocklock,
+    /// _trylock or _lock of the mutex the unlock wrapper releases) in Ops. The copy runs the
+    /// section where the wrapper took the lock, and what the wrapper does after that only once
+    /// the section ran: that must compute nothing but its locals and its result (no call, no
+    /// memory but its locals), on every path, outside any loop or switch.
+    std::optional<std::string> timedWrapperProblem(const clang::FunctionDecl *TimedDef,
+                                                   const clang::FunctionDecl *UnlockDef,
+                                                   std::vector<const clang::CallExpr *> &Ops) const;
 
     /// What a declared wrapper's definition does (WrapperModel), as a wrapper of Op.
     WrapperSummary summary(const clang::FunctionDecl *Def, LockOp Op) const;

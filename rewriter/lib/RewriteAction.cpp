@@ -138,6 +138,19 @@ class RewriteConsumer : public ASTConsumer {
         clang::tooling::Replacements &Edits = Session.Edits[Real];
         for (const clang::tooling::Replacement &R : Getters)
             addEdit(Edits, R);
+        // A timed wrapper's delegating copy calls librcl: the include before the wrapper.
+        std::sort(RuntimeBefore.begin(), RuntimeBefore.end());
+        if (Inserts.empty() && !RuntimeBefore.empty()) {
+            if (Session.LineDirectives) {
+                unsigned Top = Text.lineStart(0);
+                addEdit(Edits, clang::tooling::Replacement(Real, Top, 0,
+                                                           Emitter.lineDirective(Top).substr(1)));
+            }
+            addEdit(Edits, clang::tooling::Replacement(
+                               Real, RuntimeBefore.front(), 0,
+                               placed(Text, Emitter, RuntimeBefore.front(),
+                                      "#include <rcl/rcl.h> /* added by rcl-rewrite */\n\n")));
+        }
         if (Inserts.empty()) return;
         // A static function whose every use the conversion removed (a lock wrapper; a logging
         // function called only in a dropped check of a lock's result) would trip
@@ -170,6 +183,7 @@ class RewriteConsumer : public ASTConsumer {
         // in a converted section themselves (its own analysis decided what they become). The
         // include must come before the first function that calls an rcl_cond_* function.
         unsigned IncludeAt = Inserts.front().first;
+        if (!RuntimeBefore.empty()) IncludeAt = std::min(IncludeAt, RuntimeBefore.front());
         std::set<unsigned> Renamed;
         for (const CalleeEdit &E : CalleeEdits) {
             bool Moved = false;
@@ -318,6 +332,28 @@ class RewriteConsumer : public ASTConsumer {
             auto [LockDef, UnlockDef] = LockApi::definitionsInMainFile(Ctx, W);
             if (!LockDef || !UnlockDef || LockDef->getStorageClass() == SC_Static) continue;
             ProjectFacts::PairFacts &Facts = Out[W.Lock + "/" + W.Unlock];
+            if (W.Timed) {
+                // A timed wrapper: its delegating copy, right after it (timedWrapperCopy).
+                std::vector<const CallExpr *> Ops;
+                if (std::optional<std::string> Why =
+                        Api.timedWrapperProblem(LockDef, UnlockDef, Ops)) {
+                    Facts.WhyNot = *Why;
+                    continue;
+                }
+                if (!Getters) continue;
+                std::optional<unsigned> End = Text->offset(LockDef->getEndLoc());
+                std::optional<std::string> Copy =
+                    End ? Emitter->timedCopyDefinition(LockDef, W.Unlock, Ops, *End + 1)
+                        : std::nullopt;
+                if (Copy) {
+                    Getters->emplace_back(Real, *End + 1, 0, *Copy);
+                    RuntimeBefore.push_back(functionStart(Ctx, *Text, LockDef));
+                } else
+                    Facts.WhyNot = "a type of timed lock wrapper '" + W.Lock +
+                                   "' cannot be written out, or its definition ends inside a "
+                                   "macro";
+                continue;
+            }
             if (std::optional<std::string> Why = Api.pairProblem(LockDef, UnlockDef)) {
                 Facts.WhyNot = *Why;
                 continue;
@@ -572,7 +608,19 @@ class RewriteConsumer : public ASTConsumer {
             }
             // A pair defined in another unit: the weak declaration of its getter, once.
             std::string GetterDecl, GetterName;
-            if (!CS.Refused && !CS.Mutex.Remote.empty()) {
+            if (!CS.Refused && CS.Timed && !CS.Mutex.Remote.empty()) {
+                // A declared timed wrapper: the weak declaration of its delegating copy, once.
+                StringRef Unlock = CS.UnlockCall->getDirectCallee()->getName();
+                GetterName = timedWrapperCopy(CS.Mutex.Remote, Unlock);
+                std::optional<std::string> Decl = Emitter.timedCopyDeclaration(
+                    CS.LockCall->getDirectCallee(), Unlock, " __attribute__((weak))");
+                if (!Decl)
+                    CS.Refused = Refusal{"a type of timed lock wrapper '" + CS.Mutex.Remote +
+                                             "' cannot be written out",
+                                         CS.LockCall->getBeginLoc()};
+                else if (!GettersDeclared.count(GetterName))
+                    GetterDecl = *Decl + "\n";
+            } else if (!CS.Refused && !CS.Mutex.Remote.empty()) {
                 // A static wrapper chaining to the pair: the inner pair's getter.
                 StringRef Unlock = remoteUnlockWrapper(CS.Mutex, CS.UnlockCall);
                 GetterName = remoteMutexGetter(CS.Mutex.Remote, Unlock);
@@ -753,7 +801,9 @@ class RewriteConsumer : public ASTConsumer {
         unsigned JoinUntil = 0;              ///< (Refusal::JoinUntil)
     };
     std::vector<Need> Needs;
-    bool UsesC11 = false;    ///< a converted section of this unit uses C11's mtx_t or cnd_t
+    bool UsesC11 = false; ///< a converted section of this unit uses C11's mtx_t or cnd_t
+    /// Where functions start that this unit's timed wrapper copies follow (they call librcl).
+    std::vector<unsigned> RuntimeBefore;
     std::string Diagnostics; ///< printed once the unit is done (not when it is read again)
     std::vector<TextRange> RemovedText;    ///< of this translation unit's converted sections
     std::set<std::string> GettersDeclared; ///< remote pairs whose getter this unit declares

@@ -100,6 +100,66 @@ std::optional<std::string> SectionEmitter::getterDeclarations(const FunctionDecl
            Attributes.str() + ";\n";
 }
 
+std::optional<std::string> SectionEmitter::timedCopyDeclaration(const FunctionDecl *TimedWrapper,
+                                                                StringRef UnlockWrapper,
+                                                                StringRef Attributes) const {
+    std::string Params;
+    for (const ParmVarDecl *P : TimedWrapper->parameters()) {
+        std::optional<std::string> D = declaration(P->getType(), P->getName(), Ctx);
+        if (!D) return std::nullopt;
+        Params += *D + ", ";
+    }
+    std::optional<std::string> Proto = declaration(
+        TimedWrapper->getReturnType(),
+        timedWrapperCopy(TimedWrapper->getName(), UnlockWrapper) + "(" + Params +
+            "rcl_cs_fn rcl_fn, void *rcl_ctx, size_t rcl_size, int *rcl_result, int *rcl_ran)",
+        Ctx);
+    if (!Proto) return std::nullopt;
+    // (default visibility: the wrapper may be in a shared library, as getterDeclarations)
+    return "extern __attribute__((visibility(\"default\"))) " + *Proto + Attributes.str() + ";";
+}
+
+std::optional<std::string>
+SectionEmitter::timedCopyDefinition(const FunctionDecl *TimedWrapper, StringRef UnlockWrapper,
+                                    const std::vector<const CallExpr *> &Ops, unsigned At) const {
+    std::optional<std::string> Decl = timedCopyDeclaration(TimedWrapper, UnlockWrapper, "");
+    std::optional<TextRange> Body = Text.node(TimedWrapper->getBody()->getSourceRange());
+    if (!Decl || !Body) return std::nullopt;
+    std::vector<TextEdit> Edits;
+    for (const CallExpr *Call : Ops) {
+        std::optional<TextRange> R = Text.node(Call->getSourceRange());
+        if (!R || !Body->contains(*R)) return std::nullopt;
+        StringRef Name = Call->getDirectCallee()->getName();
+        std::vector<std::string> Args;
+        for (const Expr *Arg : Call->arguments())
+            Args.push_back(argumentText(Arg));
+        const std::string Section = "rcl_fn, rcl_ctx, rcl_size";
+        std::string To;
+        if (Name == "pthread_mutex_timedlock" && Args.size() == 2)
+            To = "rcl_delegate_timed_ran(" + Args[0] + ", " + Section + ", CLOCK_REALTIME, " +
+                 Args[1] + ", rcl_result, rcl_ran)";
+        else if (Name == "pthread_mutex_clocklock" && Args.size() == 3)
+            To = "rcl_delegate_timed_ran(" + Args[0] + ", " + Section + ", " + Args[1] + ", " +
+                 Args[2] + ", rcl_result, rcl_ran)";
+        else if (Name == "pthread_mutex_trylock" && Args.size() == 1)
+            To = "rcl_delegate_trylock(" + Args[0] + ", " + Section + ", rcl_result, rcl_ran)";
+        else if (Name == "pthread_mutex_lock" && Args.size() == 1)
+            To = "rcl_delegate_lock_ran(" + Args[0] + ", " + Section + ", rcl_result, rcl_ran)";
+        else
+            return std::nullopt;
+        Edits.push_back({R->Begin, R->End - R->Begin, To});
+    }
+    std::optional<std::string> Copy = applyEdits(Text.code(), *Body, std::move(Edits));
+    if (!Copy) return std::nullopt;
+    std::string Comment = "/* added by rcl-rewrite: " + TimedWrapper->getNameAsString() +
+                          " delegating other files' timed sections (rcl_delegate_timed) */ ";
+    if (!LineDirectives) return "\n\n" + Comment + *Decl + "\n" + *Copy + "\n";
+    Decl->pop_back(); // (its `;`)
+    return " " + Comment + *Decl + lineDirective(Body->Begin) +
+           std::string(Text.column(Body->Begin) - 1, ' ') + *Copy + lineDirective(At) +
+           std::string(Text.column(At) - 1, ' ');
+}
+
 std::optional<std::string> SectionEmitter::getterPrototype(const FunctionDecl *LockWrapper,
                                                            StringRef UnlockWrapper) const {
     std::string Params;
@@ -472,7 +532,7 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         Args.push_back(argumentText(Arg));
     // A remote pair: its getter, which the defining unit has when the pair is exact.
     std::string Getter, UnlockName;
-    if (!CS.Mutex.Remote.empty()) {
+    if (!CS.Mutex.Remote.empty() && !CS.Timed) { // (a timed wrapper: its copy, below)
         UnlockName = remoteUnlockWrapper(CS.Mutex, CS.UnlockCall).str();
         Getter = remoteMutexGetter(CS.Mutex.Remote, UnlockName);
     }
@@ -568,20 +628,50 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
     // A timed section: the lock statement stays, its call made the timed delegation; the
     // dispatch below runs when the section ran (on rcl_timed_result, its exit number), the
     // body's own text when the lock was not had.
-    std::string TimedLockPart;
+    std::string TimedLockPart, TimedRan = "rcl_timed_err == 0", TimedCopy, TimedBody;
     if (CS.Timed) {
-        if (!CS.Hoists.empty()) {
-            Why = "the critical section declares '" + CS.Hoists.front().Var->getNameAsString() +
-                  "', used after it: a timed section's body also runs in place when its lock "
-                  "times out, where that declaration would not reach what follows";
+        // The body's own text, run in place when the lock is not had: its declarations that
+        // moved before the call site (Hoists) assigned where they were.
+        std::vector<TextEdit> InPlace;
+        for (const Hoist &H : CS.Hoists)
+            InPlace.insert(InPlace.end(), H.InPlace.begin(), H.InPlace.end());
+        if (LineDirectives)
+            for (TextEdit &E : InPlace)
+                E.Text.append(Text.code().substr(E.Offset, E.Length).count('\n'), '\n');
+        std::optional<std::string> Own = applyEdits(Text.code(), CS.Body, std::move(InPlace));
+        if (!Own) {
+            Why = "overlapping edits in the critical section's own text";
             return std::nullopt;
         }
+        TimedBody = *Own;
         if (CS.CallerState || AllocatorUnit) {
             Why = CS.CallerState ? "a timed section that uses its caller's thread state cannot "
                                    "run as its caller (rcl_delegate_timed has no such form)"
                                  : "a timed section in the program's own allocator";
             return std::nullopt;
         }
+        const CallExpr *L = CS.LockCall;
+        StringRef Callee = L->getDirectCallee()->getName();
+        std::optional<TextRange> CallText = Text.node(L->getSourceRange());
+        if (!CallText || CallText->Begin < CS.Whole.Begin || CallText->End > CS.Body.Begin) {
+            Why = "the timed lock's call cannot be found in its statement's text";
+            return std::nullopt;
+        }
+        if (!CS.Mutex.Remote.empty()) {
+            // A declared timed wrapper (APR's apr_thread_mutex_timedlock): its delegating copy,
+            // which the unit defining it writes (weak: absent, the statements run as written).
+            std::vector<std::string> WrapperArgs;
+            for (const Expr *Arg : L->arguments())
+                WrapperArgs.push_back(argumentText(Arg));
+            TimedCopy = timedWrapperCopy(Callee, CS.UnlockCall->getDirectCallee()->getName());
+            TimedLockPart = Text.text({CS.Whole.Begin, CallText->Begin}).str() + TimedCopy + "(" +
+                            joinArguments(WrapperArgs) + ", " + Name + ", " + CtxArgs +
+                            ", &rcl_timed_result, &rcl_timed_ran)" +
+                            Text.text({CallText->End, CS.Body.Begin}).str();
+            TimedRan = "rcl_timed_ran";
+        }
+    }
+    if (CS.Timed && TimedCopy.empty()) {
         const CallExpr *L = CS.LockCall;
         StringRef Callee = L->getDirectCallee()->getName();
         std::string Clock = "CLOCK_REALTIME", Deadline;
@@ -592,8 +682,7 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
             Deadline = argumentText(L->getArg(1));
         }
         std::optional<TextRange> CallText = Text.node(L->getSourceRange());
-        if (Deadline.empty() || !CallText || CallText->Begin < CS.Whole.Begin ||
-            CallText->End > CS.Body.Begin) {
+        if (Deadline.empty() || !CallText) {
             Why = "the timed lock's call cannot be found in its statement's text";
             return std::nullopt;
         }
@@ -669,7 +758,9 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
     if (CS.Timed) {
         std::string Ran = C.substr(DispatchAt);
         C.resize(DispatchAt);
-        C += In1 + "int rcl_timed_result = 0, rcl_timed_err;" + End;
+        C += In1 + "int rcl_timed_result = 0, " +
+             (TimedCopy.empty() ? "rcl_timed_err;" : "rcl_timed_ran = 0;") + End;
+        if (!TimedCopy.empty()) C += In1 + "if (" + TimedCopy + ") {" + End;
         // (On one line, braced: what follows it must not read as the body of its `if`,
         // -Wmisleading-indentation.)
         if (LineDirectives)
@@ -679,19 +770,33 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         // Nothing to run after a section that ran: only the branch that did not.
         bool Nothing = Dispatch.empty() && After.empty() && CS.CallSiteSuffix.empty();
         if (Nothing) {
-            C += In1 + "if (rcl_timed_err != 0) {";
+            C += In1 + "if (" + (TimedCopy.empty() ? "rcl_timed_err != 0" : "!rcl_timed_ran") +
+                 ") {";
         } else {
-            C += In1 + "if (rcl_timed_err == 0) {" + End + reindent(Ran, In1, In1 + Unit);
+            C += In1 + "if (" + TimedRan + ") {" + End + reindent(Ran, In1, In1 + Unit);
             if (!CS.CallSiteSuffix.empty()) C += In1 + Unit + CS.CallSiteSuffix + End;
             C += In1 + "} else {";
         }
         if (LineDirectives)
             C += lineDirective(CS.Body.Begin) + std::string(Text.column(CS.Body.Begin) - 1, ' ') +
-                 Text.text(CS.Body).str() + End;
+                 TimedBody + End;
         else
             C += " /* rcl: the lock was not had: the statements as written */" +
-                 reindent(Text.text(CS.Body), Indent, Indent.str() + Unit + Unit) + "\n";
+                 reindent(TimedBody, Indent, Indent.str() + Unit + Unit) + "\n";
         C += In1 + "}" + End;
+        if (!TimedCopy.empty()) { // the wrapper's copy is absent: all of it as written
+            C += In1 + "} else {";
+            if (LineDirectives)
+                C += lineDirective(CS.Whole.Begin) +
+                     std::string(Text.column(CS.Whole.Begin) - 1, ' ') +
+                     Text.text({CS.Whole.Begin, CS.Body.Begin}).str() + TimedBody + End;
+            else
+                C += " /* rcl: without the wrapper's copy: as written */\n" + In1 + Unit +
+                     reindent(Text.text({CS.Whole.Begin, CS.Body.Begin}).str() + TimedBody, Indent,
+                              Indent.str() + Unit + Unit) +
+                     "\n";
+            C += In1 + "}" + End;
+        }
     }
     C += (LineDirectives ? "" : Indent.str()) + "}";
     if (!CS.CallSiteSuffix.empty() && !CS.Timed) C += " " + CS.CallSiteSuffix;

@@ -75,6 +75,22 @@ class SectionEmitter {
                                                      const clang::CallExpr *Inner,
                                                      llvm::StringRef InnerUnlock) const;
 
+    /// The declaration of a declared timed lock wrapper's delegating copy (timedWrapperCopy),
+    /// with default visibility and Attributes, ending in `;`; nothing when a type of the
+    /// wrapper cannot be written out.
+    std::optional<std::string> timedCopyDeclaration(const clang::FunctionDecl *TimedWrapper,
+                                                    llvm::StringRef UnlockWrapper,
+                                                    llvm::StringRef Attributes) const;
+    /// Its definition, for the file that defines the wrapper (LockApi::timedWrapperProblem
+    /// gave Ops): the wrapper's body as written, each lock call of Ops made the delegation of
+    /// the section (rcl_delegate_timed_ran, rcl_delegate_trylock, rcl_delegate_lock_ran), to
+    /// insert at At, right after the wrapper (with LineDirectives the body keeps its lines, and
+    /// what follows At gets At's line back).
+    std::optional<std::string> timedCopyDefinition(const clang::FunctionDecl *TimedWrapper,
+                                                   llvm::StringRef UnlockWrapper,
+                                                   const std::vector<const clang::CallExpr *> &Ops,
+                                                   unsigned At) const;
+
     /// `#line N "file"` on its own line (empty unless LineDirectives), naming the presumed
     /// place of the text at Offset: its line, and its file as the command names it or as the
     /// file's own #line directives name it (generated code).

@@ -87,6 +87,14 @@ static cl::list<std::string> UnlockFns("unlock-fn",
                                        cl::desc("The unlock wrappers of the --lock-fn at the "
                                                 "same positions"),
                                        cl::CommaSeparated, cl::cat(Category));
+static cl::list<std::string> TimedLockFns(
+    "timedlock-fn",
+    cl::desc("Timed lock wrappers (repeatable, or a comma-separated list): NAME or NAME:UNLOCK, "
+             "UNLOCK the unlock wrapper that releases what NAME takes (default: the first "
+             "--unlock-fn). Their sections are delegated with their deadline through a copy of "
+             "NAME that the file defining it gets (APR's apr_thread_mutex_timedlock: "
+             "--timedlock-fn=apr_thread_mutex_timedlock)"),
+    cl::CommaSeparated, cl::cat(Category));
 static cl::list<std::string> ConstFns(
     "const-fn",
     cl::desc("Functions to read as declared __attribute__((const)) (repeatable, or a "
@@ -324,6 +332,18 @@ int main(int argc, const char **argv) {
     std::vector<rcl::WrapperPair> Wrappers;
     for (size_t I = 0; I < LockNames.size(); ++I)
         Wrappers.push_back({LockNames[I], UnlockNames[I]});
+    for (const std::string &Spec : TimedLockFns) {
+        auto [Name, Unlock] = StringRef(Spec).split(':');
+        Name = Name.trim();
+        Unlock = Unlock.trim();
+        if (Unlock.empty() && !UnlockNames.empty()) Unlock = UnlockNames.front();
+        if (Name.empty() || Unlock.empty()) {
+            errs() << "rcl-rewrite: --timedlock-fn=" << Spec
+                   << ": expected NAME:UNLOCK, or NAME with an --unlock-fn given\n";
+            return 1;
+        }
+        Wrappers.push_back({Name.str(), Unlock.str(), true});
+    }
 
     rcl::SelectionOptions Options;
     Options.All = All;

@@ -4,9 +4,11 @@
 // (a branch that returns, a stored result tested next) runs on the real result; when the lock
 // is not had by the deadline, the section's statements run in place, as the original's did.
 // The program times its calls out while the main thread holds the lock, then takes it with
-// nobody holding it: it prints the same in every mode. Refused: a body that reads what the
-// lock statement sets, a lock statement that declares, a static in the body (a second copy
-// would be a second variable), a timed lock written in a macro.
+// nobody holding it: it prints the same in every mode. A declaration of the body used after
+// it moves before the call site, and the body's own text assigns it (hoisted, on an
+// error-checking mutex whose timed-out section runs unlocked, as the original's did). Refused:
+// a body that reads what the lock statement sets, a lock statement that declares, a static in
+// the body (a second copy would be a second variable), a timed lock written in a macro.
 // RUN: %rcl-rewrite --all %s -- %rcl_cflags > %t.c 2> %t.err
 // RUN: FileCheck %s < %t.c
 // RUN: FileCheck %s --check-prefix=ERR < %t.err
@@ -110,6 +112,23 @@ static int c11(int n, long ms)
     return 0;
 }
 
+static pthread_mutex_t em; /* error-checking: an unlock that does not own it fails */
+static long counter2;
+
+// CHECK-LABEL: static long hoisted(
+// CHECK: /* rcl: declared in the critical section, used after it */ long before;
+// CHECK: if (rcl_timed_err != 0) { /* rcl: the lock was not had: the statements as written */
+// CHECK-NEXT: before = counter2;
+static long hoisted(long ms)
+{
+    struct timespec ts = in_ms(CLOCK_REALTIME, ms);
+    pthread_mutex_timedlock(&em, &ts);
+    long before = counter2;
+    counter2 += 1;
+    pthread_mutex_unlock(&em);
+    return before;
+}
+
 // ERR: timed-section.c:[[# @LINE+6]]:{{[0-9]+}}: rcl: cannot convert critical section: the critical section reads 'rc', which the pthread_mutex_timedlock statement sets: delegated, that is set only after the section ran
 static int reads_result(void)
 {
@@ -159,29 +178,36 @@ static void *contender(void *arg)
 {
     (void)arg;
     printf("held: checked %d, stored %d, c11 %d\n", checked(1, 20), stored(1, 20), c11(1, 20));
+    printf("held: hoisted %ld %ld\n", hoisted(20), hoisted(20));
     return NULL;
 }
 
 int main(void)
 {
     mtx_init(&cm, mtx_timed);
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
+    pthread_mutex_init(&em, &a);
     /* The lock held by this thread: the timed calls of another thread time out. */
     pthread_mutex_lock(&m);
+    pthread_mutex_lock(&em);
     mtx_lock(&cm);
     pthread_t t;
     pthread_create(&t, NULL, contender, NULL);
     pthread_join(t, NULL);
     mtx_unlock(&cm);
+    pthread_mutex_unlock(&em);
     pthread_mutex_unlock(&m);
-    printf("counter %ld\n", counter);
+    printf("counter %ld, counter2 %ld\n", counter, counter2);
     /* Free: each is had. */
     long sum = 0;
     for (int i = 0; i < 100; i++)
         sum += bare(1) + checked(2, 2000) + stored(3, 2000) + c11(4, 2000) + reads_result() +
-               declares() + with_static() + in_macro();
-    printf("free: sum %ld, counter %ld\n", sum, counter);
+               declares() + with_static() + in_macro() + hoisted(2000);
+    printf("free: sum %ld, counter %ld, counter2 %ld\n", sum, counter, counter2);
     return 0;
 }
-// (main's own two sections create a thread: refused)
-// ERR: rcl: summary: 4 converted, 6 refused
+// (main's own three sections create a thread: refused)
+// ERR: rcl: summary: 5 converted, 7 refused
 // STATS: rcl: server 0: timed lock calls: {{[0-9]+}}, {{[1-9][0-9]*}} of them timed out

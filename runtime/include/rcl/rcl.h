@@ -329,6 +329,43 @@ rcl__delegate_inline(pthread_mutex_t *rcl__lock, rcl_cs_fn rcl__fn, void *rcl__c
     rcl__delegate_inline(lock, fn, ctx, size, flags)
 #endif
 
+/*
+ * rcl_delegate_timed_ran, rcl_delegate_trylock, rcl_delegate_lock_ran - what the delegating copy
+ * of a timed lock wrapper (rcl-rewrite's --timedlock-fn: APR's apr_thread_mutex_timedlock) calls
+ * in place of the wrapper's pthread_mutex_timedlock/clocklock, pthread_mutex_trylock and
+ * pthread_mutex_lock: the same result as that call, with the section fn(ctx) run as the
+ * critical section the lock starts when the lock is had -- *ran set to 1 and fn's result in
+ * *result -- and *ran left alone otherwise. rcl_delegate_trylock runs fn in the caller, under
+ * the mutex it got (a trylock waits for nobody: there is nothing to delegate).
+ */
+static __inline__ int rcl_delegate_timed_ran(pthread_mutex_t *rcl__lock, rcl_cs_fn rcl__fn,
+                                             void *rcl__ctx, size_t rcl__size, clockid_t rcl__clock,
+                                             const struct timespec *rcl__abstime, int *rcl__result,
+                                             int *rcl__ran) {
+    int rcl__err = rcl_delegate_timed(rcl__lock, rcl__fn, rcl__ctx, rcl__size, rcl__clock,
+                                      rcl__abstime, rcl__result);
+    if (!rcl__err) *rcl__ran = 1;
+    return rcl__err;
+}
+static __inline__ int rcl_delegate_trylock(pthread_mutex_t *rcl__lock, rcl_cs_fn rcl__fn,
+                                           void *rcl__ctx, size_t rcl__size, int *rcl__result,
+                                           int *rcl__ran) {
+    int rcl__err = pthread_mutex_trylock(rcl__lock);
+    (void)rcl__size;
+    if (rcl__err) return rcl__err;
+    *rcl__result = rcl__fn(rcl__ctx);
+    pthread_mutex_unlock(rcl__lock);
+    *rcl__ran = 1;
+    return 0;
+}
+static __inline__ int rcl_delegate_lock_ran(pthread_mutex_t *rcl__lock, rcl_cs_fn rcl__fn,
+                                            void *rcl__ctx, size_t rcl__size, int *rcl__result,
+                                            int *rcl__ran) {
+    *rcl__result = rcl_delegate_ctx(rcl__lock, rcl__fn, rcl__ctx, rcl__size);
+    *rcl__ran = 1;
+    return 0;
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -406,6 +406,17 @@ class Section:
             draw = random.Random("checked/%r/%d" % (rng.getstate()[1][:8], k)).random()
             self.checked = "rp" if draw < 0.25 else "cg" if draw < 0.5 else \
                 "ly" if draw < 0.75 else "ck"
+        # A timed lock in place of the lock (second round, a statement of its own: bare,
+        # checked, stored), its deadline far away (the timed-out path is timed-section.c's):
+        # its own draw, as above.
+        self.timed = None
+        if 2 in rounds and self.family == "pthread" and not self.branch and \
+                self.outer != "stmt-expr" and not self.caller_state and self.lock_form in (
+                    "plain", "void", "checked-ne", "checked-bool", "checked-lt",
+                    "checked-notnot", "stored", "assigned"):
+            draw = random.Random("timed/%r/%d" % (rng.getstate()[1][:8], k))
+            if draw.random() < 0.4:
+                self.timed = draw.choice(["timedlock", "clocklock"])
         # Block macros written as statement expressions (second round), in place of some.
         self.stmtexpr = self.family == "block" and 2 in rounds and random.Random(
             "stmtexpr/%r/%d" % (rng.getstate()[1][:8], k)).random() < 0.5
@@ -417,6 +428,8 @@ class Section:
             d = "lock %s, unlock %s" % (self.lock_form, self.unlock_form)
             if self.branch:
                 d += ", lock in the branches of an if (%s)" % self.branch
+            if self.timed:
+                d += ", a timed lock (%s)" % self.timed
         else:
             d = {"block": "block macros", "wrapper": "wrappers",
                  "possess": "wrappers with location arguments",
@@ -569,6 +582,10 @@ class Section:
         call = "pthread_mutex_lock(%s)" % m
         if self.lock_continued:
             call = "pthread_mutex_lock(\\\n%s    %s)" % (ind, m)
+        if self.timed == "timedlock":
+            call = "pthread_mutex_timedlock(%s, &far_realtime)" % m
+        elif self.timed == "clocklock":
+            call = "pthread_mutex_clocklock(%s, CLOCK_MONOTONIC, &far_monotonic)" % m
         if form == "macro":
             call = "LOCK(%s)" % m
         out = {"plain": [ind + call + ";"], "void": [ind + "(void)" + call + ";"],
@@ -651,6 +668,8 @@ class Section:
         if self.assigning:
             out.append(ind + "%s += (unsigned long)pa_err;" % c)
             stats["checked-wrapper:assigns-result"] += 1
+        if self.timed:
+            stats["timed-lock:" + self.timed] += 1
         if self.checked in ("rp", "cg", "ly"):
             stats["checked-wrapper:" + {"rp": "report-then-assert", "cg": "const-guard",
                                         "ly": "layered"}[self.checked]] += 1
@@ -949,6 +968,13 @@ class Program:
                           "#include <unistd.h>", "long syscall(long, ...);"]
         if any(s.family == "c11" for s in secs):
             out.insert(-1, "#include <threads.h>")
+        if any(s.timed for s in secs):
+            # (pthread_mutex_clocklock is a GNU extension; the deadlines: in 2100, and 2^40 s
+            # after boot)
+            out.insert(1, "#define _GNU_SOURCE")
+            out.insert(-1, "#include <time.h>")
+            out.insert(-1, "static const struct timespec far_realtime = {4102444800, 0},\n"
+                           "                             far_monotonic = {1099511627776, 0};")
         for h in self.helpers(keep):
             out.append(HELPERS[h])
         if self.allocator:

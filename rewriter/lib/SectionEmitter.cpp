@@ -695,8 +695,8 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         TimedLockPart = Text.text({CS.Whole.Begin, CallText->Begin}).str() +
                         "(rcl_timed_err = " + Delegation + ")" +
                         Text.text({CallText->End, CS.Body.Begin}).str();
-        Call = "rcl_timed_result";
     }
+    if (CS.Timed) Call = "rcl_timed_result"; // (the section's exit number, once it ran)
     std::vector<const Exit *> Dispatch;
     for (const Exit &E : CS.Exits)
         if (E.Number != 0) Dispatch.push_back(&E);

@@ -29,6 +29,20 @@ static int checked(long timeout)
     return 0;
 }
 
+/* A section that leaves early: its exit runs once the copy ran it. */
+static int early(long timeout, int leave)
+{
+    if (my_mutex_timedlock(lock, timeout) != 0)
+        return -1;
+    if (leave) {
+        my_mutex_unlock(lock);
+        return 1;
+    }
+    counter += 5;
+    my_mutex_unlock(lock);
+    return 0;
+}
+
 static int counted(void)
 {
     if (my_mutex_counted_timedlock(lock, 5000000) != 0)
@@ -41,7 +55,7 @@ static int counted(void)
 static void *contender(void *arg)
 {
     (void)arg;
-    printf("held: %d %d\n", checked(10000), checked(0));
+    printf("held: %d %d %d\n", checked(10000), checked(0), early(10000, 1));
     return NULL;
 }
 
@@ -60,6 +74,7 @@ int main(void)
     pthread_create(&t[0], NULL, contender, NULL);
     pthread_join(t[0], NULL);
     my_mutex_unlock(lock);
-    printf("free: %d %d %d, counter %ld\n", checked(1000000), checked(0), counted(), counter);
+    printf("free: %d %d %d %d %d, counter %ld\n", checked(1000000), checked(0), counted(),
+           early(1000000, 1), early(0, 0), counter);
     return 0;
 }

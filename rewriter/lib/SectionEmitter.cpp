@@ -1,5 +1,8 @@
 //===- SectionEmitter.cpp - the outlined function and the call site ---------===//
 #include "SectionEmitter.h"
+#include "StmtWalk.h"
+
+#include <map>
 
 #include "clang/AST/Expr.h"
 #include "clang/AST/TypeLoc.h"
@@ -173,6 +176,35 @@ std::optional<std::string> SectionEmitter::getterPrototype(const FunctionDecl *L
            (Params.empty() ? "void" : Params) + ")";
 }
 
+/// Around a copy of Statements of Wrapper written elsewhere (a getter's checks, a wrapper part):
+/// when they name the function (`__func__`, `__FUNCTION__`, `__PRETTY_FUNCTION__`, directly or
+/// through a macro, PulseAudio's pa_assert), Push defines each one they use as the value it had
+/// in the wrapper (what the compiler computed there: clang's C `__PRETTY_FUNCTION__` is the
+/// signature), so that a message says what the original said, and !Push restores them. Empty
+/// otherwise, and in C++ (WrapperModel refuses it there).
+std::string functionNameMacros(const FunctionDecl *Wrapper,
+                               const std::vector<const Stmt *> &Statements, bool Push) {
+    std::map<std::string, std::string> Names;
+    for (const Stmt *S : Statements)
+        walk(S, [&](const Stmt *N) {
+            const auto *P = dyn_cast<PredefinedExpr>(N);
+            if (!P || !P->getFunctionName()) return;
+            std::string Value;
+            for (char C : P->getFunctionName()->getString()) {
+                if (C == '\\' || C == '"') Value += '\\';
+                Value += C;
+            }
+            Names[PredefinedExpr::getIdentKindName(P->getIdentKind()).str()] = Value;
+        });
+    if (Names.empty() || Wrapper->getASTContext().getLangOpts().CPlusPlus) return "";
+    std::string Out;
+    for (const auto &[Macro, Value] : Names)
+        Out += Push ? "#pragma push_macro(\"" + Macro + "\")\n#undef " + Macro + "\n#define " +
+                          Macro + " \"" + Value + "\"\n"
+                    : "#pragma pop_macro(\"" + Macro + "\")\n";
+    return Out;
+}
+
 namespace {
 /// `{ (void)p; return Body; } const unsigned MASK = N;` with the parameters Body does not use
 /// cast to void, and bit I of N set when it uses parameter I.
@@ -220,7 +252,11 @@ std::optional<std::string> SectionEmitter::getterDefinition(const FunctionDecl *
         std::string One = Text.text(*R).str();
         if (llvm::is_contained(Seen, One)) continue; // the unlock's, the same as the lock's
         Seen.push_back(One);
+        // (its own wrapper's name where it says it: each check is the lock's or the unlock's)
+        std::string Push = functionNameMacros(LockWrapper, {S}, true);
+        if (!Push.empty()) CheckText += "\n" + Push.substr(0, Push.size() - 1);
         CheckText += presumedLineDirective(R->Begin) + One + ";";
+        if (!Push.empty()) CheckText += "\n" + functionNameMacros(LockWrapper, {S}, false);
     }
     if (!CheckText.empty()) {
         std::optional<unsigned> Here = Text.offset(At);
@@ -374,12 +410,13 @@ std::optional<std::string> SectionEmitter::effectsFunction(
     for (const auto &[Var, Value] : Sets)
         Out += "    " + Var->getNameAsString() + " = " + std::to_string(Value) +
                "; /* what its test of the result assigned on success */\n";
+    Out += functionNameMacros(Wrapper, Statements, true);
     for (const TextRange &R : Parts) {
         std::string Line = Header ? lineDirective(*Header, R.Begin) : lineDirective(R.Begin);
         if (!Line.empty()) Out += Line.substr(1);
         Out += "    " + From.text(R).str() + "\n";
     }
-    Out += "}\n\n";
+    Out += functionNameMacros(Wrapper, Statements, false) + "}\n\n";
     return Out;
 }
 

@@ -27,7 +27,11 @@ bool reachableFromParameters(const Expr *E, const FunctionDecl *Def, bool ConstC
         }
         if (const auto *Call = dyn_cast<CallExpr>(S)) {
             const FunctionDecl *Callee = Call->getDirectCallee();
-            Ok &= ConstCalls && Callee && Callee->hasAttr<ConstAttr>();
+            // A builtin the compiler knows to be const (`__builtin_expect` in a likely/unlikely
+            // macro) computes from its arguments only.
+            unsigned Builtin = Callee ? Callee->getBuiltinID() : 0;
+            Ok &= (ConstCalls && Callee && Callee->hasAttr<ConstAttr>()) ||
+                  (Builtin && Def->getASTContext().BuiltinInfo.isConst(Builtin));
         }
         if (isa<StmtExpr>(S)) Ok = false;
     });
@@ -296,6 +300,18 @@ class SuccessPath {
         });
     }
 
+    /// Whether the wrapper's body reads Var anywhere but inside S.
+    bool readOutside(const VarDecl *Var, const Stmt *S) const {
+        std::set<const Stmt *> Inside;
+        walk(S, [&](const Stmt *N) { Inside.insert(N); });
+        bool Read = false;
+        walk(Def->getBody(), [&](const Stmt *N) {
+            if (const auto *Ref = dyn_cast<DeclRefExpr>(N))
+                Read |= Ref->getDecl() == Var && !Inside.count(N);
+        });
+        return Read;
+    }
+
     /// The statement that performs the operation, in one of the forms a wrapper writes it:
     /// `op(E);`, `(void)op(E);`, `r = op(E);` (r a local of the wrapper), a check of the result
     /// that fails when the call succeeds in any spelling (`if (op(E)) fail;`, an assert, `op(E)
@@ -324,12 +340,20 @@ class SuccessPath {
             if (!expectedCall(Call)) return nullptr;
             // The test assigns the result to a variable, which keeps it: a file-scope one (not
             // thread-local) is set where the operation was (SetOnSuccess); one of the wrapper's
-            // locals, which its other statements might read, is not followed.
-            for (const auto &[Var, Value] : Assigned)
+            // locals only where nothing but the test's own failure branch reads it
+            // (PulseAudio's `if ((err = pthread_mutex_unlock(m)) != 0) { pa_log(...,
+            // strerror(err)); abort...; }`), else it is not followed.
+            std::vector<std::pair<const VarDecl *, int64_t>> Kept;
+            for (const auto &[Var, Value] : Assigned) {
+                if (Var->hasLocalStorage() && llvm::is_contained(Locals, Var) &&
+                    !readOutside(Var, S))
+                    continue;
                 if (Var->hasLocalStorage() || Var->getTLSKind() != VarDecl::TLS_None ||
                     !Var->isFileVarDecl())
                     return nullptr;
-            Out.SetOnSuccess = std::move(Assigned);
+                Kept.push_back({Var, Value});
+            }
+            Out.SetOnSuccess = std::move(Kept);
             return Call;
         }
         return nullptr;
@@ -349,7 +373,8 @@ class SuccessPath {
             if (isa<ReturnStmt, GotoStmt, IndirectGotoStmt, LabelStmt, AddrLabelExpr, SwitchCase>(
                     N))
                 Why = What + " returns or jumps" + Where;
-            else if (isa<PredefinedExpr, VAArgExpr>(N))
+            else if (isa<VAArgExpr>(N) || (isa<PredefinedExpr>(N) && Ctx.getLangOpts().CPlusPlus))
+                // (C: a copy says the wrapper's name, SectionEmitter's functionNameMacros)
                 Why = What + " uses __func__ or its variable arguments" + Where;
             else if (const auto *Decl = dyn_cast<DeclStmt>(N)) {
                 for (const clang::Decl *D : Decl->decls())

@@ -516,6 +516,30 @@ std::string CalleeFacts::signature(QualType T) {
     return Out;
 }
 
+std::string CalleeFacts::signature(const FunctionDecl *Fn) {
+    // A function can only be called, without undefined behaviour, through a pointer whose
+    // parameters are those of its definition -- for one without a prototype (K&R, `static
+    // void handler(signo) int signo; {...}`), after the default argument promotions (C11
+    // 6.7.6.3p15): that is its signature, not "any parameters" (krb5's SIGINT handler in
+    // ss/listen.c, which longjmps, was a possible target of every pointer to a function
+    // returning void).
+    // (The definition's type, not a declaration's: `static void h();` before it has none.)
+    const FunctionDecl *Def = Fn->getDefinition();
+    if (!Def) return signature(Fn->getType());
+    if (!isa<FunctionNoProtoType>(Def->getType())) return signature(Def->getType());
+    ASTContext &C = Def->getASTContext();
+    std::vector<QualType> Params;
+    for (const ParmVarDecl *P : Def->parameters()) {
+        QualType T = P->getType();
+        if (C.isPromotableIntegerType(T)) T = C.getPromotedIntegerType(T);
+        if (T->isSpecificBuiltinType(BuiltinType::Float)) T = C.DoubleTy;
+        Params.push_back(T);
+    }
+    const auto *F = Def->getType()->getAs<FunctionType>();
+    return signature(
+        C.getFunctionType(F->getReturnType(), Params, FunctionProtoType::ExtProtoInfo()));
+}
+
 const std::map<const FunctionDecl *, std::set<std::string>> &CalleeFacts::taken() {
     if (Taken) return *Taken;
     Taken.emplace();
@@ -538,15 +562,18 @@ const std::map<const FunctionDecl *, std::set<std::string>> &CalleeFacts::taken(
                     if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) NotTaken.insert(Ref);
                 }
         }
+        // (A cast to a pointer without a prototype, `(void (*)())handler`, krb5's comparison of
+        // signal handlers, adds nothing: a call through it must match the function's own
+        // parameters anyway, which its own signature, below, says.)
         if (const auto *Cast = dyn_cast<ExplicitCastExpr>(S))
             if (const FunctionDecl *Fn = functionNamed(Cast->getSubExpr())) {
                 std::string Sig = signature(Cast->getType());
-                if (!Sig.empty()) (*Taken)[Fn->getFirstDecl()].insert(Sig);
+                if (!Sig.empty() && Sig.back() != '?') (*Taken)[Fn->getFirstDecl()].insert(Sig);
             }
         const auto *Ref = dyn_cast<DeclRefExpr>(S);
         const auto *Fn = Ref ? dyn_cast<FunctionDecl>(Ref->getDecl()) : nullptr;
         if (!Fn || NotTaken.count(Ref) || Fn->getBuiltinID()) return;
-        std::string Sig = signature(Fn->getType());
+        std::string Sig = signature(Fn);
         if (!Sig.empty()) (*Taken)[Fn->getFirstDecl()].insert(Sig);
     };
     for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {

@@ -141,6 +141,9 @@ class CalleeFacts {
 
     /// A function type in the facts' form (compatibleSignatures); empty for anything else.
     static std::string signature(clang::QualType T);
+    /// The signature Fn may be called through: its type's, or for a definition without a
+    /// prototype (K&R) its parameters after the default argument promotions.
+    static std::string signature(const clang::FunctionDecl *Fn);
     /// This unit's key.
     const std::string &unit() const { return Unit; }
 

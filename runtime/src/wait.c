@@ -30,8 +30,10 @@ static bool cond_client_wait(struct rcl_server *s, struct rcl_mailbox *mb);
 static uint64_t ns_left(clockid_t clock, const struct timespec *abstime) {
     struct timespec now;
     clock_gettime(clock, &now);
-    int64_t left = ((int64_t)abstime->tv_sec - (int64_t)now.tv_sec) * 1000000000 +
-                   ((int64_t)abstime->tv_nsec - (int64_t)now.tv_nsec);
+    int64_t sec = (int64_t)abstime->tv_sec - (int64_t)now.tv_sec;
+    /* A deadline centuries away (2^40 s after boot) must not overflow into the past. */
+    if (sec > 1000000000) return UINT64_MAX;
+    int64_t left = sec * 1000000000 + ((int64_t)abstime->tv_nsec - (int64_t)now.tv_nsec);
     return left > 0 ? (uint64_t)left : 0;
 }
 

@@ -4,7 +4,10 @@
 // lock is had even with a deadline in the past; a deadline the timed lock refuses gives its
 // EINVAL. The race part posts requests whose deadlines fall while the server is busy with
 // another client's long section or while a local thread holds the mutex, so that clients
-// withdraw requests, post again before the server dropped them, and exit with one pending.
+// withdraw requests, post again before the server dropped them, and exit with one pending. A
+// deadline centuries away (2^40 s after boot, on CLOCK_MONOTONIC) never times out, however
+// long the lock is held (the wait's arithmetic overflowed into the past: the fuzzer's seed
+// 15692 aborted when its far timed lock failed).
 // RUN: %cc %s -o %t %rcl_libs
 // RUN: env RCL_MODE=delegate RCL_STATS=1 %t 2>%t.err | FileCheck %s
 // RUN: FileCheck %s --check-prefix=STATS < %t.err
@@ -17,6 +20,7 @@
 // CHECK: free, deadline passed: ran
 // CHECK: refused deadline: EINVAL when held, ran when free
 // CHECK: race: ran == returned 0, no overlap, no section after its caller returned
+// CHECK: far deadline: 600 of 600 ran
 // STATS: timed lock calls: {{[1-9][0-9]*}}, {{[1-9][0-9]*}} of them timed out
 #include "Inputs/harness.h"
 #include <errno.h>
@@ -143,6 +147,20 @@ static void *client(void *arg) {
     return NULL;
 }
 
+static atomic_long far_ran;
+static void *far_client(void *arg) {
+    (void)arg;
+    struct timespec far = {(time_t)1 << 40, 0}; /* CLOCK_MONOTONIC: 2^40 s after boot */
+    for (int i = 0; i < 200; i++) {
+        struct ctx c = {0, 1};
+        int result = -1;
+        if (rcl_delegate_timed(&m, section, &c, sizeof c, CLOCK_MONOTONIC, &far, &result) == 0)
+            atomic_fetch_add(&far_ran, 1);
+        usleep(50);
+    }
+    return NULL;
+}
+
 int main(void) {
     struct ctx c = {0, 0};
 
@@ -191,5 +209,13 @@ int main(void) {
     CHECK(pthread_join(busy, NULL) == 0);
     CHECK(atomic_load(&ran_total) == atomic_load(&zero_total));
     printf("race: ran == returned 0, no overlap, no section after its caller returned\n");
+
+    /* 5. Far deadlines, against the local loop's holds: each call waits as long as it takes. */
+    atomic_store(&stop, 0);
+    CHECK(pthread_create(&loc, NULL, local_loop, NULL) == 0);
+    run_threads(3, far_client);
+    atomic_store(&stop, 1);
+    CHECK(pthread_join(loc, NULL) == 0);
+    printf("far deadline: %ld of 600 ran\n", atomic_load(&far_ran));
     return 0;
 }

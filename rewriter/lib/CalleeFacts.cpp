@@ -472,9 +472,12 @@ static bool callsCallbacksInside(StringRef Name) {
 /// thread or at exit, and never hand them back to the program: a function passed to them is
 /// not a target of the program's calls through pointers.
 static bool keepsCallbacksToItself(StringRef Name) {
+    // (dladdr only looks the address up: PulseAudio's `dladdr(&_main, ...)` of a weak
+    // reference to main declared without a prototype.)
     static const std::set<std::string> Elsewhere{
-        "pthread_create", "pthread_atfork", "pthread_key_create", "atexit",
-        "at_quick_exit",  "on_exit",        "thrd_create"};
+        "pthread_create", "pthread_atfork", "pthread_key_create",
+        "atexit",         "at_quick_exit",  "on_exit",
+        "thrd_create",    "dladdr",         "dladdr1"};
     return callsCallbacksInside(Name) || Elsewhere.count(Name.str()) != 0;
 }
 
@@ -524,8 +527,8 @@ std::string CalleeFacts::signature(const FunctionDecl *Fn) {
     // ss/listen.c, which longjmps, was a possible target of every pointer to a function
     // returning void).
     // (The definition's type, not a declaration's: `static void h();` before it has none.)
-    const FunctionDecl *Def = Fn->getDefinition();
-    if (!Def) return signature(Fn->getType());
+    const FunctionDecl *Def = nullptr;
+    if (!Fn->hasBody(Def)) return signature(Fn->getType()); // (an alias: its declared type)
     if (!isa<FunctionNoProtoType>(Def->getType())) return signature(Def->getType());
     ASTContext &C = Def->getASTContext();
     std::vector<QualType> Params;
@@ -547,6 +550,8 @@ const std::map<const FunctionDecl *, std::set<std::string>> &CalleeFacts::taken(
     // library function that keeps its callbacks to itself, lets the program call it through a
     // pointer. A cast to another function pointer type (`(GCompareFunc)cmp`) adds that type.
     std::set<const DeclRefExpr *> NotTaken;
+    std::set<const ExplicitCastExpr *>
+        Laundered; // casts cast again at once (pre-order: outer first)
     auto Visit = [&](const Stmt *S) {
         if (const auto *Call = dyn_cast<CallExpr>(S)) {
             if (const auto *Ref = dyn_cast<DeclRefExpr>(Call->getCallee()->IgnoreParenImpCasts()))
@@ -564,11 +569,17 @@ const std::map<const FunctionDecl *, std::set<std::string>> &CalleeFacts::taken(
         }
         // (A cast to a pointer without a prototype, `(void (*)())handler`, krb5's comparison of
         // signal handlers, adds nothing: a call through it must match the function's own
-        // parameters anyway, which its own signature, below, says.)
+        // parameters anyway, which its own signature, below, says. Nor does a cast whose
+        // result is cast again at once: glib's `(GDestroyNotify) (void (*)(void)) func`, which
+        // only silences -Wcast-function-type, is called as a GDestroyNotify.)
         if (const auto *Cast = dyn_cast<ExplicitCastExpr>(S))
             if (const FunctionDecl *Fn = functionNamed(Cast->getSubExpr())) {
+                if (const auto *Inner =
+                        dyn_cast<ExplicitCastExpr>(Cast->getSubExpr()->IgnoreParens()))
+                    Laundered.insert(Inner);
                 std::string Sig = signature(Cast->getType());
-                if (!Sig.empty() && Sig.back() != '?') (*Taken)[Fn->getFirstDecl()].insert(Sig);
+                if (!Sig.empty() && Sig.back() != '?' && !Laundered.count(Cast))
+                    (*Taken)[Fn->getFirstDecl()].insert(Sig);
             }
         const auto *Ref = dyn_cast<DeclRefExpr>(S);
         const auto *Fn = Ref ? dyn_cast<FunctionDecl>(Ref->getDecl()) : nullptr;

@@ -59,9 +59,6 @@ static std::optional<std::string> namedHazard(StringRef Name, bool InCallee) {
         return std::string("uses setjmp/longjmp, which cannot cross threads");
     if (!InCallee && (Name == "alloca" || Name == "__builtin_alloca"))
         return std::string("uses alloca, whose memory would live on the server's stack");
-    if (!InCallee && (Name == "__builtin_va_start" || Name == "__builtin_va_end" ||
-                      Name == "__builtin_va_copy" || Name == "__builtin_c23_va_start"))
-        return std::string("uses the enclosing function's variable arguments");
     if (Name == "pthread_create")
         return std::string("creates a thread, which would inherit the server's CPU affinity and "
                            "signal mask");

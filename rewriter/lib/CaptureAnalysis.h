@@ -41,6 +41,9 @@ class CaptureAnalysis {
     bool inTail(const CriticalSection &CS, unsigned Offset) const;
     void scanBody(CriticalSection &CS, const clang::Stmt *S);
     void checkTails(CriticalSection &CS);
+    /// `va_start(ap, last)` inside the section: a copy of the list the call site starts
+    /// (CriticalSection::VaStart), or a refusal.
+    void vaStartCopy(CriticalSection &CS, const clang::CallExpr *Call);
     void checkHazard(CriticalSection &CS, const clang::Stmt *S);
     /// Whether Offset lies in the part of the section that runs with the lock held (the body
     /// without its exits' unlocks and tails).

@@ -198,6 +198,11 @@ struct CriticalSection {
     /// caller (rcl_delegate_flags, RCL_AS_CALLER).
     std::optional<Note> CallerState;
     bool Waits = false; ///< it, or a function it reaches, waits on a condition variable
+    /// It starts the enclosing function's variable arguments (`va_start(ap, last)`): the
+    /// name of the function's last parameter. The call site starts a list of its own
+    /// (`va_start(rcl_va, last)`) before it delegates and ends it after; the section's
+    /// va_start copies it (`__builtin_va_copy(ap, *rcl_ctx->rcl_va)`).
+    std::string VaStart;
     /// Entered with a timed lock (pthread_mutex_timedlock, _clocklock, mtx_timedlock): the
     /// lock's statement (and its check) stays at the call site, with the call made
     /// rcl_delegate_timed; when that returns non-zero the body's own text runs in place, as the

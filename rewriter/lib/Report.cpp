@@ -116,7 +116,8 @@ static std::string adviceFor(StringRef Status, StringRef Reason) {
         {"creates a thread", "create the thread after the unlock"},
         {"another lock", "take and release the other lock inside the section, or outside it"},
         {"released and taken again", "split the section at the unlock"},
-        {"variable arguments", "pass the va_list to the section by pointer (vsnprintf first)"},
+        {"variable arguments", "start the variable arguments with va_start in the section itself "
+                               "or before it, not through another macro"},
     };
     if (Status == "not-found")
         return "none found by the tool: the call is not a lock statement of a function of "

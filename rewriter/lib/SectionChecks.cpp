@@ -267,8 +267,16 @@ void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
     }
     if (std::optional<std::string> Reason = threadHazard(S, /*InCallee=*/false))
         return refuse(CS, *Reason, isa<DeclRefExpr>(S) ? cast<DeclRefExpr>(S)->getLocation() : Loc);
-    if (isa<VAArgExpr>(S))
-        return refuse(CS, "uses the enclosing function's variable arguments", Loc);
+    // The enclosing function's variable arguments: `va_start(ap, last)` becomes a copy of a list
+    // that the call site starts before it delegates and ends after (VaStart); va_arg and va_end
+    // work on the list's memory, the register save area and the arguments in the caller's
+    // frame, which stays alive while the section runs (libmicrohttpd's
+    // MHD_set_connection_option).
+    if (const auto *Call = dyn_cast<CallExpr>(S))
+        if (const FunctionDecl *Callee = Call->getDirectCallee();
+            Callee && (Callee->getBuiltinID() == Builtin::BI__builtin_va_start ||
+                       Callee->getBuiltinID() == Builtin::BI__va_start))
+            return vaStartCopy(CS, Call);
     if (const auto *Decl = dyn_cast<DeclStmt>(S)) {
         for (const clang::Decl *D : Decl->decls()) {
             if (isa<TagDecl, TypedefNameDecl>(D))
@@ -364,6 +372,51 @@ void CaptureAnalysis::checkHazard(CriticalSection &CS, const Stmt *S) {
         }
         if (!Api.classify(Call)) calleeEffects(CS, Call, Loc);
     }
+}
+
+void CaptureAnalysis::vaStartCopy(CriticalSection &CS, const CallExpr *Call) {
+    SourceLocation Loc = Call->getBeginLoc();
+    const FunctionDecl *Fn = CS.Function;
+    if (!Fn->isVariadic() || Fn->getNumParams() == 0 || Call->getNumArgs() == 0)
+        return refuse(CS, "uses variable arguments it does not have", Loc);
+    // The list's own text stays (its capture edits it); the rest of the call goes: `va_start
+    // (ap, last)` -> `__builtin_va_copy(ap, *rcl_ctx->rcl_va)`.
+    const SourceManager &SM = Text.sourceManager();
+    CharSourceRange Whole = SM.getExpansionRange(Call->getSourceRange());
+    // (the list is a variable, written as the macro's argument: its spelling)
+    const auto *List = dyn_cast<DeclRefExpr>(Call->getArg(0)->IgnoreParenImpCasts());
+    std::optional<unsigned> Begin = Text.offset(Whole.getBegin());
+    std::optional<unsigned> End = Text.offset(Whole.getEnd());
+    std::optional<unsigned> At =
+        List ? Text.offset(SM.getSpellingLoc(List->getLocation())) : std::nullopt;
+    std::optional<TextRange> ListText;
+    if (At) ListText = TextRange{*At, *At + (unsigned)List->getDecl()->getName().size()};
+    if (!Begin || !End || !ListText || ListText->Begin < *Begin || ListText->End > *End + 1)
+        return refuse(CS, "starts the enclosing function's variable arguments inside a macro", Loc,
+                      Resolution::ExpandMacros);
+    unsigned Last = *End + (Whole.isTokenRange() ? 1 : 0); // (after the use's `)`)
+    // `va_start(ap, last)` -> `(__builtin_va_copy(ap, *rcl_ctx->rcl_va), (void)(last))`: the
+    // argument texts stay where they are (their captures edit them), the rest around them.
+    const Expr *LastArg = Call->getNumArgs() > 1 ? Call->getArg(1)->IgnoreParenImpCasts() : nullptr;
+    std::optional<unsigned> LastAt =
+        LastArg ? Text.offset(SM.getSpellingLoc(LastArg->getBeginLoc())) : std::nullopt;
+    std::optional<unsigned> LastEnd =
+        LastArg ? Text.offset(SM.getSpellingLoc(LastArg->getEndLoc())) : std::nullopt;
+    if (LastArg && (!LastAt || !LastEnd || *LastAt < ListText->End || *LastEnd >= Last))
+        return refuse(CS, "starts the enclosing function's variable arguments inside a macro", Loc,
+                      Resolution::ExpandMacros);
+    CS.BodyEdits.push_back({*Begin, ListText->Begin - *Begin, "(__builtin_va_copy("});
+    if (LastArg) {
+        unsigned LastStop =
+            *LastEnd + Lexer::MeasureTokenLength(SM.getSpellingLoc(LastArg->getEndLoc()), SM,
+                                                 Text.langOptions());
+        CS.BodyEdits.push_back(
+            {ListText->End, *LastAt - ListText->End, ", *rcl_ctx->rcl_va), (void)("});
+        CS.BodyEdits.push_back({LastStop, Last - LastStop, "))"});
+    } else {
+        CS.BodyEdits.push_back({ListText->End, Last - ListText->End, ", *rcl_ctx->rcl_va))"});
+    }
+    CS.VaStart = Fn->parameters().back()->getNameAsString();
 }
 
 void CaptureAnalysis::scanBody(CriticalSection &CS, const Stmt *S) {

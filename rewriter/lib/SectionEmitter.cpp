@@ -457,9 +457,11 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
     std::vector<std::string> LockArgs;
     for (const Expr *Arg : CS.LockCall->arguments())
         LockArgs.push_back(argumentText(Arg));
-    bool HasContext = !CS.Captures.empty() || AfterLock;
+    bool HasContext = !CS.Captures.empty() || AfterLock || !CS.VaStart.empty();
     if (HasContext) {
         D += StructName + " {\n";
+        // The call site's list of the enclosing function's variable arguments (VaStart).
+        if (!CS.VaStart.empty()) D += Unit + "__builtin_va_list *rcl_va;\n";
         if (AfterLock)
             for (unsigned I = 0; I < AfterLock->Wrapper->getNumParams(); ++I) {
                 std::optional<std::string> Member =
@@ -591,6 +593,13 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         C += In1 + wrapperPartName(BeforeLock->Wrapper, WrapperPart::BeforeLock) + "(" +
              joinArguments(LockArgs) + ");" + End;
     std::string CtxArg = "(void *)0";
+    if (!CS.VaStart.empty()) {
+        if (CS.Timed) {
+            Why = "a timed section that starts the enclosing function's variable arguments";
+            return std::nullopt;
+        }
+        C += In1 + "__builtin_va_list rcl_va;" + End + In1 + "int rcl_va_result;" + End;
+    }
     if (HasContext) {
         C += In1 + StructName + " rcl_ctx = {";
         bool First = true;
@@ -600,6 +609,10 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
                 First = false;
                 C += ".rcl_lock_arg" + std::to_string(I) + " = " + LockArgs[I];
             }
+        if (!CS.VaStart.empty()) {
+            C += " .rcl_va = &rcl_va";
+            First = false;
+        }
         for (const Capture &Cap : CS.Captures) {
             C += First ? " " : ", ";
             First = false;
@@ -734,6 +747,9 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
                         Text.text({CallText->End, CS.Body.Begin}).str();
     }
     if (CS.Timed) Call = "rcl_timed_result"; // (the section's exit number, once it ran)
+    // The list the call site started ends once the section returned, before any exit's tail.
+    if (!CS.VaStart.empty())
+        Call = "(rcl_va_result = " + Call + ", __builtin_va_end(rcl_va), rcl_va_result)";
     std::vector<const Exit *> Dispatch;
     for (const Exit &E : CS.Exits)
         if (E.Number != 0) Dispatch.push_back(&E);
@@ -755,8 +771,11 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         After = In1 + wrapperPartName(AfterUnlock->Wrapper, WrapperPart::AfterUnlock) + "(" +
                 joinArguments(UnlockArgs) + ");" + End;
     }
+    // (started after the declarations: programs built with -Wdeclaration-after-statement)
+    if (!CS.VaStart.empty()) C += In1 + "__builtin_va_start(rcl_va, " + CS.VaStart + ");" + End;
     size_t DispatchAt = C.size();
-    std::string Discard = CS.Timed ? "(void)" : ""; // (the exit number is there unused)
+    std::string Discard =
+        CS.Timed || !CS.VaStart.empty() ? "(void)" : ""; // (the exit number is there unused)
     if (Dispatch.empty()) {
         C += In1 + Discard + Call + ";" + End + After;
     } else if (!After.empty()) {

@@ -1,7 +1,8 @@
-// Case 13: the body would run on another thread: alloca, va_arg, setjmp, pthread_create (the new
-// thread would inherit the server's CPU pin: memcached's start_lru_maintainer_thread) and fork
-// are refused; file byte-identical. (Thread-local variables and pthread_self convert: the server
-// runs such a section as its caller, caller-state-converted.c.)
+// Case 13: the body would run on another thread: alloca, setjmp, pthread_create (the new thread
+// would inherit the server's CPU pin: memcached's start_lru_maintainer_thread) and fork are
+// refused; file byte-identical. (Thread-local variables and pthread_self convert: the server
+// runs such a section as its caller, caller-state-converted.c; so does va_arg, which reads the
+// caller's frame, variadic-section.c.)
 // RUN: %rcl-rewrite --all %s -- %rcl_cflags > %t.c 2> %t.err
 // RUN: cmp %s %t.c
 // RUN: FileCheck %s < %t.err
@@ -26,10 +27,7 @@ void identity(int n, ...)
     // CHECK: thread-identity-refused.c:[[@LINE-1]]:15: rcl: cannot convert critical section: uses alloca
     s[0] = 0;
     pthread_mutex_unlock(&m);
-    pthread_mutex_lock(&m);
     v += va_arg(ap, int);
-    // CHECK: thread-identity-refused.c:[[@LINE-1]]:10: rcl: cannot convert critical section: uses the enclosing function's variable arguments
-    pthread_mutex_unlock(&m);
     pthread_mutex_lock(&m);
     if (setjmp(env) == 0)
         v++;
@@ -45,4 +43,4 @@ void identity(int n, ...)
     pthread_mutex_unlock(&m);
     va_end(ap);
 }
-// CHECK: lock 'm': 0 converted, 5 refused
+// CHECK: lock 'm': 0 converted, 4 refused

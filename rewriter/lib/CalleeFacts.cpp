@@ -3,6 +3,7 @@
 #include "CallerState.h"
 #include "StmtWalk.h"
 
+#include "clang/AST/Attr.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -903,8 +904,14 @@ ProjectFacts::UnitFacts CalleeFacts::exported() {
     for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
         const auto *Fn = dyn_cast<FunctionDecl>(D);
         if (!Fn || !Fn->getIdentifier() || !Fn->doesThisDeclarationHaveABody()) continue;
-        bool Exported = Fn->isExternallyVisible() &&
-                        SM.isWrittenInMainFile(SM.getExpansionLoc(Fn->getBeginLoc()));
+        // Defined here: in the main file, or in a file it includes that is not a header of
+        // inline functions (Tor's `#include "ext/strlcpy.c"` where libc lacks strlcpy), which no
+        // other unit defines too.
+        SourceLocation At = SM.getExpansionLoc(Fn->getBeginLoc());
+        bool Exported =
+            Fn->isExternallyVisible() &&
+            (SM.isWrittenInMainFile(At) ||
+             (!Fn->isInlined() && !SM.isInSystemHeader(At) && !Fn->hasAttr<GNUInlineAttr>()));
         if (!Exported && !Taken.count(Fn->getFirstDecl())) continue;
         ProjectFacts::Entry E;
         E.Name = Fn->getNameAsString();

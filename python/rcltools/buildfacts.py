@@ -304,9 +304,9 @@ def _mentions(path, pattern):
 def scan_needed(facts_dir, entries, jobs, root=None):
     """Records the facts of the units whose parse rcl-cc skipped (no mutex call) and whose text
     names a function that a waiting section reaches without facts; then of those that the newly
-    recorded functions reach, until no other skipped unit names one. A definition the text does
-    not spell (made by a macro) is not found: its callers stay refused as waiting for facts,
-    the safe side. When a waiting section calls through a function pointer (POINTER_TARGETS),
+    recorded functions reach, until no other skipped unit names one, in its text or in its
+    object's symbols (a definition whose name a macro makes). A definition neither spells (the
+    object gone) is not found: its callers stay refused as waiting for facts, the safe side. When a waiting section calls through a function pointer (POINTER_TARGETS),
     every skipped unit is read: any of them may take the address of a possible target; the
     facts directory is then marked complete (mark_complete), with the programs of the build tree
     root (default: the working directory). Returns (units scanned, scans that failed)."""
@@ -334,10 +334,21 @@ def scan_needed(facts_dir, entries, jobs, root=None):
         failed += sum(1 for r in results if r != 0)
         scanned.update(todo)
 
+    # (A unit's object tells what its text may not spell: a definition whose name a macro
+    # pastes together, libzstd's XXH_NAMESPACE making XXH64 ZSTD_XXH64.)
+    products = {e["source"]: e.get("product") for e in entries if e.get("scan")}
+
+    def names(src, pattern, need):
+        if _mentions(src, pattern):
+            return True
+        from . import elf
+        product = products.get(src)
+        return bool(product and elf.symbols_among(product, sorted(need)))
+
     need = still_unknown(facts_dir, roots) if not everything else set()
     while need:
         pattern = re.compile(r"\b(?:%s)\b" % "|".join(re.escape(n) for n in sorted(need)))
-        todo = [src for src in skipped if src not in scanned and _mentions(src, pattern)]
+        todo = [src for src in skipped if src not in scanned and names(src, pattern, need)]
         if not todo:
             break
         scan(todo)

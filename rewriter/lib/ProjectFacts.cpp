@@ -283,6 +283,36 @@ bool ProjectFacts::save(const std::string &Dir, const std::string &Unit, const U
     // One file per unit, named after its real path, replaced atomically (parallel builds).
     std::string Path = Dir + "/" + unitKey(Unit) + ".facts";
     std::string Tmp = Path + ".tmp" + std::to_string(getpid());
+    // A unit compiled again with other flags (libtool's PIC and static objects: libxml2's
+    // elfgcchack.h renames every wrapper of the PIC compile to `x__internal_alias`) keeps what
+    // the other compile recorded under names, pairs and mutexes this one does not have: each
+    // object links into its own product, whose sections look its names up.
+    std::vector<std::string> Kept;
+    if (llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Old =
+            llvm::MemoryBuffer::getFile(Path)) {
+        llvm::StringRef Rest = (*Old)->getBuffer();
+        while (!Rest.empty()) {
+            llvm::StringRef Line;
+            std::tie(Line, Rest) = Rest.split('\n');
+            llvm::Expected<json::Value> V = json::parse(Line);
+            if (!V) {
+                llvm::consumeError(V.takeError());
+                continue;
+            }
+            const json::Object *O = V->getAsObject();
+            if (!O) continue;
+            bool Known = false;
+            if (std::optional<llvm::StringRef> K = O->getString("fn"))
+                Known = Facts.Functions.count(K->str()) != 0;
+            else if (std::optional<llvm::StringRef> K = O->getString("pair"))
+                Known = Facts.Pairs.count(K->str()) != 0;
+            else if (std::optional<llvm::StringRef> K = O->getString("mutex"))
+                Known = Facts.Mutexes.count(K->str()) != 0;
+            else if (std::optional<llvm::StringRef> K = O->getString("taken"))
+                Known = llvm::any_of(Facts.Taken, [&](const auto &T) { return T.first == *K; });
+            if (!Known) Kept.push_back(Line.str());
+        }
+    }
     {
         std::error_code EC;
         llvm::raw_fd_ostream OS(Tmp, EC);
@@ -314,6 +344,8 @@ bool ProjectFacts::save(const std::string &Dir, const std::string &Unit, const U
         for (const auto &[Key, P] : Facts.Pairs)
             OS << json::Value(json::Object{{"pair", Key}, {"why_not", P.WhyNot}, {"via", P.Via}})
                << "\n";
+        for (const std::string &Line : Kept)
+            OS << Line << "\n";
     }
     if (std::error_code EC = llvm::sys::fs::rename(Tmp, Path)) {
         Error = "cannot write " + Path + ": " + EC.message();

@@ -164,14 +164,20 @@ static size_t client_bytes(int nservers) {
     return (n + page - 1) / page * page;
 }
 
+/* A timed request this thread withdrew stays in its mailbox until the server drops it (pass.c,
+ * "Timed requests"): rare, and then a new request waits for that before it writes anything of
+ * the mailbox (the claim word too). */
+static inline void await_dropped(struct rcl_server *s, struct rcl_mailbox *mb) {
+    if (__builtin_expect(atomic_load_explicit(&mb->fn, memory_order_acquire) != NULL, 0))
+        rcl_client_wait(s, mb);
+}
+
 static void client_exit(void *arg) {
     struct rcl_client *c = arg;
     if (c->generation == rt_generation)
         for (int i = 0; i < c->nservers; i++)
-            if (c->mbox[i]) {
-                /* a timed request it withdrew must be dropped before the slot changes hands */
-                if (atomic_load_explicit(&c->mbox[i]->fn, memory_order_acquire))
-                    rcl_client_wait(&rcl_rt.servers[i], c->mbox[i]);
+            if (c->mbox[i]) { /* (dropped before the slot changes hands) */
+                await_dropped(&rcl_rt.servers[i], c->mbox[i]);
                 rcl_mailbox_free(c->mbox[i]);
             }
     if (tls_client == c) tls_client = NULL; /* a later destructor that delegates registers again */
@@ -212,14 +218,20 @@ static inline struct rcl_mailbox *client_mailbox(struct rcl_server *s) {
     return c->mbox[s->index];
 }
 
+/* What a request the server ran hands back: the context it wrote, its time (profiling), its
+ * errno, and its result. */
+static inline int ran_answer(struct rcl_mailbox *mb, void *ctx, uint64_t *cs_ns) {
+    if (mb->ctx_size & RCL_CTX_SIZE) /* what the section wrote */
+        memcpy(ctx, mb->ctx.bytes, mb->ctx_size & RCL_CTX_SIZE);
+    if (cs_ns) *cs_ns = rcl_slow(mb)->cs_ns;
+    errno = mb->err;
+    return mb->ret;
+}
+
 /* size: the context's, to copy into the request line (pass.c, "Contexts in the request line");
  * 0 or more than RCL_CTX_INLINE_MAX: by pointer. bits: RCL_CTX_AS_CALLER, RCL_CTX_TIMED. */
 static inline void post(struct rcl_server *s, struct rcl_mailbox *mb, pthread_mutex_t *lock,
                         rcl_cs_fn fn, void *ctx, size_t size, int err, unsigned bits) {
-    /* A timed request this thread withdrew is still there until the server drops it (pass.c,
-     * "Timed requests"): rare, and then the new request waits for that first. */
-    if (__builtin_expect(atomic_load_explicit(&mb->fn, memory_order_acquire) != NULL, 0))
-        rcl_client_wait(s, mb);
     __atomic_store_n(&mb->lock, lock, __ATOMIC_RELAXED); /* read early by next_wants (pass.c) */
     if (size && size <= RCL_CTX_INLINE_MAX) {
         memcpy(mb->ctx.bytes, ctx, size);
@@ -278,6 +290,7 @@ static int on_server(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, 
      * futex calls change it (test/runtime/errno_every_answer.c: ENOENT from the registration). */
     int err = errno;
     struct rcl_mailbox *mb = client_mailbox(s);
+    await_dropped(s, mb);
     struct rcl_caller_save save;
     unsigned as_caller = flags & RCL_AS_CALLER ? RCL_CTX_AS_CALLER : 0;
     if (as_caller) rcl_caller_enter(&save);
@@ -289,11 +302,7 @@ static int on_server(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_fn fn, 
         errno = err; /* handed back: the section runs here, with the caller's errno */
         return run_locally(lock, fn, ctx);
     }
-    if (mb->ctx_size & RCL_CTX_SIZE) /* what the section wrote */
-        memcpy(ctx, mb->ctx.bytes, mb->ctx_size & RCL_CTX_SIZE);
-    if (cs_ns) *cs_ns = rcl_slow(mb)->cs_ns;
-    errno = mb->err;
-    return mb->ret;
+    return ran_answer(mb, ctx, cs_ns);
 }
 
 /* ------------------------------------------------------------------ timed calls */
@@ -327,8 +336,7 @@ static int on_server_timed(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_f
     struct rcl_mailbox *mb = client_mailbox(s);
     struct rcl_mailbox_slow *slow = rcl_slow(mb);
     atomic_fetch_add_explicit(&s->timed, 1, memory_order_relaxed);
-    if (__builtin_expect(atomic_load_explicit(&mb->fn, memory_order_acquire) != NULL, 0))
-        rcl_client_wait(s, mb); /* (before the claim word changes: see post) */
+    await_dropped(s, mb);
     atomic_store_explicit(&slow->claim, RCL_CLAIM_POSTED, memory_order_relaxed);
     slow->clock = clock;
     slow->deadline = *abstime; /* (published with fn, by post's release store) */
@@ -369,11 +377,7 @@ static int on_server_timed(struct rcl_server *s, pthread_mutex_t *lock, rcl_cs_f
         errno = err;
         return run_locally_timed(lock, fn, ctx, slow->clock, &slow->deadline, result);
     }
-    if (mb->ctx_size & RCL_CTX_SIZE) /* what the section wrote */
-        memcpy(ctx, mb->ctx.bytes, mb->ctx_size & RCL_CTX_SIZE);
-    if (cs_ns) *cs_ns = slow->cs_ns;
-    errno = mb->err;
-    *result = mb->ret;
+    *result = ran_answer(mb, ctx, cs_ns);
     return 0;
 }
 

@@ -154,6 +154,20 @@ void ProjectFacts::merge(const std::string &Key, const Entry &E, bool Replace) {
 // address}, a mutex the unit initializes, {"mutex": key, "plain": bool}, or a declared wrapper pair
 // it defines, {"pair": "lock/unlock", "why_not": ..., "via": ...} (PairFacts).
 
+/// Each line of a facts file that is a JSON object, with its text.
+template <typename Fn> static void eachRecord(llvm::StringRef Buffer, Fn &&Visit) {
+    while (!Buffer.empty()) {
+        llvm::StringRef Line;
+        std::tie(Line, Buffer) = Buffer.split('\n');
+        llvm::Expected<json::Value> V = json::parse(Line);
+        if (!V) {
+            llvm::consumeError(V.takeError());
+            continue;
+        }
+        if (const json::Object *O = V->getAsObject()) Visit(*O, Line);
+    }
+}
+
 void ProjectFacts::load(const std::string &Dir) {
     Complete = llvm::sys::fs::exists(Dir + "/complete");
     if (llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buf =
@@ -174,35 +188,26 @@ void ProjectFacts::load(const std::string &Dir) {
         llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buf =
             llvm::MemoryBuffer::getFile(It->path());
         if (!Buf) continue;
-        llvm::StringRef Rest = (*Buf)->getBuffer();
-        while (!Rest.empty()) {
-            llvm::StringRef Line;
-            std::tie(Line, Rest) = Rest.split('\n');
-            llvm::Expected<json::Value> V = json::parse(Line);
-            if (!V) {
-                llvm::consumeError(V.takeError());
-                continue;
-            }
-            const json::Object *O = V->getAsObject();
-            if (!O) continue;
+        eachRecord((*Buf)->getBuffer(), [&](const json::Object &Record, llvm::StringRef) {
+            const json::Object *O = &Record;
             if (std::optional<llvm::StringRef> Key = O->getString("mutex")) {
                 bool Plain = O->getBoolean("plain").value_or(false);
                 auto [It, New] = Mutexes.try_emplace(Key->str(), Plain);
                 if (!New) It->second = It->second && Plain;
-                continue;
+                return;
             }
             if (std::optional<llvm::StringRef> Key = O->getString("pair")) {
                 mergePair(Key->str(), {O->getString("why_not").value_or("").str(),
                                        O->getString("via").value_or("").str()});
-                continue;
+                return;
             }
             if (std::optional<llvm::StringRef> Key = O->getString("taken")) {
                 if (std::optional<llvm::StringRef> Sig = O->getString("sig"))
                     Taken[Sig->str()].insert({Key->str(), O->getString("unit").value_or("").str()});
-                continue;
+                return;
             }
             std::optional<llvm::StringRef> Key = O->getString("fn");
-            if (!Key || Key->empty()) continue;
+            if (!Key || Key->empty()) return;
             Entry E;
             E.Name = O->getString("name").value_or(*Key).str();
             E.Unit = O->getString("unit").value_or("").str();
@@ -219,7 +224,7 @@ void ProjectFacts::load(const std::string &Dir) {
                         if (std::optional<Effect> Fx = effectFrom(*XO))
                             if (E.Effects.size() < MaxEffects) E.Effects.push_back(*Fx);
             merge(Key->str(), E, /*Replace=*/false);
-        }
+        });
     }
 }
 
@@ -288,31 +293,19 @@ bool ProjectFacts::save(const std::string &Dir, const std::string &Unit, const U
     // the other compile recorded under names, pairs and mutexes this one does not have: each
     // object links into its own product, whose sections look its names up.
     std::vector<std::string> Kept;
-    if (llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Old =
-            llvm::MemoryBuffer::getFile(Path)) {
-        llvm::StringRef Rest = (*Old)->getBuffer();
-        while (!Rest.empty()) {
-            llvm::StringRef Line;
-            std::tie(Line, Rest) = Rest.split('\n');
-            llvm::Expected<json::Value> V = json::parse(Line);
-            if (!V) {
-                llvm::consumeError(V.takeError());
-                continue;
-            }
-            const json::Object *O = V->getAsObject();
-            if (!O) continue;
+    if (llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Old = llvm::MemoryBuffer::getFile(Path))
+        eachRecord((*Old)->getBuffer(), [&](const json::Object &O, llvm::StringRef Line) {
             bool Known = false;
-            if (std::optional<llvm::StringRef> K = O->getString("fn"))
+            if (std::optional<llvm::StringRef> K = O.getString("fn"))
                 Known = Facts.Functions.count(K->str()) != 0;
-            else if (std::optional<llvm::StringRef> K = O->getString("pair"))
+            else if (std::optional<llvm::StringRef> K = O.getString("pair"))
                 Known = Facts.Pairs.count(K->str()) != 0;
-            else if (std::optional<llvm::StringRef> K = O->getString("mutex"))
+            else if (std::optional<llvm::StringRef> K = O.getString("mutex"))
                 Known = Facts.Mutexes.count(K->str()) != 0;
-            else if (std::optional<llvm::StringRef> K = O->getString("taken"))
+            else if (std::optional<llvm::StringRef> K = O.getString("taken"))
                 Known = llvm::any_of(Facts.Taken, [&](const auto &T) { return T.first == *K; });
             if (!Known) Kept.push_back(Line.str());
-        }
-    }
+        });
     {
         std::error_code EC;
         llvm::raw_fd_ostream OS(Tmp, EC);

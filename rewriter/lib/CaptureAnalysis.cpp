@@ -462,21 +462,30 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
             // assignment cannot: `s = (struct p){x, y};`, an array copied with
             // `__builtin_memcpy(a, (int[3]){x, y, z}, sizeof a)`. (An array's other initializer,
             // a string, is constant: the declaration moves whole, above.)
-            std::string Target = "(*rcl_ctx->" + Name + ")";
             bool Braced = isa<InitListExpr>(Var->getInit()->IgnoreImplicit()) &&
                           Text.code()[Init->Begin] == '{';
-            std::string Prefix = Target + " = ", Suffix = ";";
+            std::optional<std::string> Type;
             if (Braced) {
-                std::optional<std::string> Type = declaration(T.getUnqualifiedType(), "", Ctx);
+                Type = declaration(T.getUnqualifiedType(), "", Ctx);
                 if (!Type)
                     return refuse(CS, "the type of '" + Name + "' cannot be named",
                                   Var->getLocation());
-                Prefix = T->isArrayType() ? "__builtin_memcpy(" + Target + ", (" + *Type + ")"
-                                          : Target + " = (" + *Type + ")";
-                Suffix = T->isArrayType() ? ", sizeof " + Target + ");" : ";";
             } else if (T->isArrayType()) {
                 return refuse(CS, "initialised array '" + Name + "'" + Is, Var->getLocation());
             }
+            // What replaces the declaration around its initializer, assigning Target: the
+            // context's field in the outlined body; the variable itself in the body's own text,
+            // which a timed section also runs in place (Hoist::InPlace).
+            auto assignment =
+                [&](const std::string &Target) -> std::pair<std::string, std::string> {
+                if (!Braced) return {Target + " = ", ";"};
+                if (T->isArrayType())
+                    return {"__builtin_memcpy(" + Target + ", (" + *Type + ")",
+                            ", sizeof " + Target + ");"};
+                return {Target + " = (" + *Type + ")", ";"};
+            };
+            auto [Prefix, Suffix] = assignment("(*rcl_ctx->" + Name + ")");
+            auto [Own, OwnSuffix] = assignment(Name);
             if (!TopLevel && hidesAnother(Var))
                 return refuse(CS,
                               "hoisting '" + Name + "' would hide another variable of that name",
@@ -484,11 +493,6 @@ void CaptureAnalysis::analyse(CriticalSection &CS) {
             H.WithoutConst = true;
             CS.BodyEdits.push_back({DeclRange->Begin, Init->Begin - DeclRange->Begin, Prefix});
             CS.BodyEdits.push_back({Init->End, DeclRange->End - Init->End, Suffix});
-            // In the body's own text (a timed section's): the same assignment, to the variable.
-            std::string Own = Prefix, OwnSuffix = Suffix;
-            for (std::string *Part : {&Own, &OwnSuffix})
-                for (size_t At; (At = Part->find(Target)) != std::string::npos;)
-                    Part->replace(At, Target.size(), Name);
             H.InPlace = {{DeclRange->Begin, Init->Begin - DeclRange->Begin, Own},
                          {Init->End, DeclRange->End - Init->End, OwnSuffix}};
             CS.Hoists.push_back(H);

@@ -54,7 +54,8 @@ const CallExpr *
 SectionFinder::checkedLock(const Stmt *S,
                            std::vector<std::pair<const VarDecl *, int64_t>> *Assigned) const {
     const CallExpr *Call = Api.checkedOperationStatement(S, Assigned);
-    return Call && Api.classify(Call) == LockOp::Lock ? Call : nullptr;
+    std::optional<LockOp> Op = Call ? Api.classify(Call) : std::nullopt;
+    return Op == LockOp::Lock || Op == LockOp::TimedLock ? Call : nullptr;
 }
 
 const CallExpr *
@@ -268,6 +269,7 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
             const Expr *Guard = nullptr;
             unsigned Skip = 0;
             std::vector<std::pair<const VarDecl *, int64_t>> Assigned;
+            // (a timed lock's check stays, and runs on the timed delegation's real result)
             if (!Call && (Call = checkedLock(Labelled, &Assigned))) Checked = true;
             // `if (f->thlock) apr_thread_mutex_lock(f->thlock);`: an optional lock.
             if (!Call && (Call = Api.guardedOperationStatement(Labelled, Guard, &Checked)) &&
@@ -276,21 +278,12 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
                 Guard = nullptr;
                 Checked = false;
             }
-            // A timed lock whose result is checked or stored (TimedSection): its statement
-            // stays, and runs on the timed delegation's real result.
-            if (!Call && (Call = Api.checkedOperationStatement(Labelled, &Assigned))) {
-                Checked = Api.classify(Call) == LockOp::TimedLock;
-                if (!Checked) Call = nullptr, Assigned.clear();
-            }
-            if (!Call && (Call = storedOperation(Labelled, LockOp::TimedLock, Stored)) &&
+            if (!Call &&
+                ((Call = storedLock(Labelled, Stored)) ||
+                 (Call = storedOperation(Labelled, LockOp::TimedLock, Stored))) &&
                 Index + 1 < Block->size()) {
-                ResultSource Src{{}, Stored};
-                if (falseOnSuccess(conditionWithoutElse(Block->body_begin()[Index + 1]), Src) &&
-                    !Src.Call)
-                    Skip = 1;
-            }
-            if (!Call && (Call = storedLock(Labelled, Stored)) && Index + 1 < Block->size()) {
-                // `rc = pthread_mutex_lock(&m); if (rc) return rc;`: the check goes too.
+                // `rc = pthread_mutex_lock(&m); if (rc) return rc;`: the check goes too (a timed
+                // lock's stays with it).
                 ResultSource Src{{}, Stored};
                 if (falseOnSuccess(conditionWithoutElse(Block->body_begin()[Index + 1]), Src) &&
                     !Src.Call)
@@ -301,7 +294,7 @@ void SectionFinder::find(const FunctionDecl *Fn, std::vector<CriticalSection> &S
                 Sections.push_back(build(Fn, Block, Index, Call, Labelled, Skip, nullptr));
                 CriticalSection &CS = Sections.back();
                 CS.Timed = true;
-                if (!CS.Refused) refuseTimedProblems(CS, Labelled, Stored, Assigned);
+                if (!CS.Refused) refuseTimedProblems(CS, Labelled);
             }
             // A macro's `do { if (G) lock(m); } while (0)` started a section in the enclosing
             // block already: its inner block does not start another.
@@ -770,9 +763,7 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
     return CS;
 }
 
-void SectionFinder::refuseTimedProblems(
-    CriticalSection &CS, const Stmt *LockStmt, const VarDecl *Stored,
-    const std::vector<std::pair<const VarDecl *, int64_t>> &Assigned) const {
+void SectionFinder::refuseTimedProblems(CriticalSection &CS, const Stmt *LockStmt) const {
     SourceLocation Where = CS.LockCall->getBeginLoc();
     std::string Callee = CS.LockCall->getDirectCallee()->getNameAsString();
     // The call's own text becomes the delegation's.
@@ -791,11 +782,9 @@ void SectionFinder::refuseTimedProblems(
                             Where);
         return;
     }
-    // What the lock statement sets is set once the delegation returned, after the section ran.
+    // What the lock statement sets (its stored or assigned result) is set once the delegation
+    // returned, after the section ran.
     std::vector<const VarDecl *> Set;
-    if (Stored) Set.push_back(Stored);
-    for (const auto &[Var, Value] : Assigned)
-        Set.push_back(Var);
     walk(LockStmt, [&](const Stmt *S) {
         if (const auto *Assign = dyn_cast<BinaryOperator>(S); Assign && Assign->isAssignmentOp())
             if (const auto *Ref = dyn_cast<DeclRefExpr>(Assign->getLHS()->IgnoreParens()))

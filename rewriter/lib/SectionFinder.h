@@ -85,6 +85,7 @@ class SectionFinder {
     const clang::Stmt *parent(const clang::Stmt *S) const;
     /// `if (pthread_mutex_lock(&m) != 0) fail;`: the lock call. A delegated lock does not fail
     /// that way: the whole statement starts a section and the branch is dropped, with a note.
+    /// Also a timed lock's (`pthread_mutex_timedlock`), whose check stays (refuseTimedProblems).
     /// With Assigned, also a test that assigns the result to a variable (`if ((rc =
     /// lock(&m)) != 0) return rc;`): each such variable and the value it gets on success.
     const clang::CallExpr *
@@ -109,12 +110,10 @@ class SectionFinder {
     const clang::CallExpr *storedOperation(const clang::Stmt *S, LockOp Op,
                                            const clang::VarDecl *&Var) const;
     /// A section entered with a timed lock: refuse it (CS.Refused) where its lock statement
-    /// cannot stay at the call site with the real result, or its body cannot also run in place
-    /// (CriticalSection::Timed): a call written in a macro, a body that reads what the lock
-    /// statement sets (Stored, Assigned) or that declares a static.
-    void refuseTimedProblems(
-        CriticalSection &CS, const clang::Stmt *LockStmt, const clang::VarDecl *Stored,
-        const std::vector<std::pair<const clang::VarDecl *, int64_t>> &Assigned) const;
+    /// (LockStmt) cannot stay at the call site with the real result, or its body cannot also run
+    /// in place (CriticalSection::Timed): a call written in a macro, a body that reads what the
+    /// lock statement sets (its stored or assigned result) or that declares a static.
+    void refuseTimedProblems(CriticalSection &CS, const clang::Stmt *LockStmt) const;
     /// The call site's `rc = 0;` (or `int rc = 0;`) for a stored lock result.
     void storeSuccess(CriticalSection &CS, const clang::Stmt *LockStmt, const clang::VarDecl *Var);
     /// The unlock Node (in P) is the first statement of a macro's `do { unlock; return v; }

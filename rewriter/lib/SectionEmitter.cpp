@@ -69,6 +69,10 @@ std::string SectionEmitter::lineDirective(const SourceText &Other, unsigned Offs
     return P.isInvalid() ? "" : lineDirectiveText(P.getLine(), P.getFilename());
 }
 
+std::string SectionEmitter::resumeAt(unsigned Offset) const {
+    return lineDirective(Offset) + std::string(Text.column(Offset) - 1, ' ');
+}
+
 std::string SectionEmitter::lineDirective(unsigned Offset) const {
     return LineDirectives ? presumedLineDirective(Offset) : "";
 }
@@ -158,9 +162,7 @@ SectionEmitter::timedCopyDefinition(const FunctionDecl *TimedWrapper, StringRef 
                           " delegating other files' timed sections (rcl_delegate_timed) */ ";
     if (!LineDirectives) return "\n\n" + Comment + *Decl + "\n" + *Copy + "\n";
     Decl->pop_back(); // (its `;`)
-    return " " + Comment + *Decl + lineDirective(Body->Begin) +
-           std::string(Text.column(Body->Begin) - 1, ' ') + *Copy + lineDirective(At) +
-           std::string(Text.column(At) - 1, ' ');
+    return " " + Comment + *Decl + resumeAt(Body->Begin) + *Copy + resumeAt(At);
 }
 
 std::optional<std::string> SectionEmitter::getterPrototype(const FunctionDecl *LockWrapper,
@@ -707,6 +709,8 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
             Why = "the timed lock's call cannot be found in its statement's text";
             return std::nullopt;
         }
+        // What the lock call becomes.
+        std::string Delegation;
         if (!CS.Mutex.Remote.empty()) {
             // A declared timed wrapper (APR's apr_thread_mutex_timedlock): its delegating copy,
             // which the unit defining it writes (weak: absent, the statements run as written).
@@ -714,36 +718,30 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
             for (const Expr *Arg : L->arguments())
                 WrapperArgs.push_back(argumentText(Arg));
             TimedCopy = timedWrapperCopy(Callee, CS.UnlockCall->getDirectCallee()->getName());
-            TimedLockPart = Text.text({CS.Whole.Begin, CallText->Begin}).str() + TimedCopy + "(" +
-                            joinArguments(WrapperArgs) + ", " + Name + ", " + CtxArgs +
-                            ", &rcl_timed_result, &rcl_timed_ran)" +
-                            Text.text({CallText->End, CS.Body.Begin}).str();
+            Delegation = TimedCopy + "(" + joinArguments(WrapperArgs) + ", " + Name + ", " +
+                         CtxArgs + ", &rcl_timed_result, &rcl_timed_ran)";
             TimedRan = "rcl_timed_ran";
+        } else {
+            std::string Clock = "CLOCK_REALTIME", Deadline;
+            if (Callee == "pthread_mutex_clocklock" && L->getNumArgs() == 3) {
+                Clock = argumentText(L->getArg(1));
+                Deadline = argumentText(L->getArg(2));
+            } else if (L->getNumArgs() == 2) {
+                Deadline = argumentText(L->getArg(1));
+            }
+            if (Deadline.empty()) {
+                Why = "the timed lock's call cannot be found in its statement's text";
+                return std::nullopt;
+            }
+            Delegation = "rcl_delegate_timed(" + LockExpr + ", " + Name + ", " + CtxArgs + ", " +
+                         Clock + ", " + Deadline + ", &rcl_timed_result)";
+            if (Callee == "mtx_timedlock") {
+                Delegation = "rcl_thrd_result(" + Delegation + ")"; // (rcl/threads.h)
+                Out.C11 = true;
+            }
+            Delegation = "(rcl_timed_err = " + Delegation + ")";
         }
-    }
-    if (CS.Timed && TimedCopy.empty()) {
-        const CallExpr *L = CS.LockCall;
-        StringRef Callee = L->getDirectCallee()->getName();
-        std::string Clock = "CLOCK_REALTIME", Deadline;
-        if (Callee == "pthread_mutex_clocklock" && L->getNumArgs() == 3) {
-            Clock = argumentText(L->getArg(1));
-            Deadline = argumentText(L->getArg(2));
-        } else if (L->getNumArgs() == 2) {
-            Deadline = argumentText(L->getArg(1));
-        }
-        std::optional<TextRange> CallText = Text.node(L->getSourceRange());
-        if (Deadline.empty() || !CallText) {
-            Why = "the timed lock's call cannot be found in its statement's text";
-            return std::nullopt;
-        }
-        std::string Delegation = "rcl_delegate_timed(" + LockExpr + ", " + Name + ", " + CtxArgs +
-                                 ", " + Clock + ", " + Deadline + ", &rcl_timed_result)";
-        if (Callee == "mtx_timedlock") {
-            Delegation = "rcl_thrd_result(" + Delegation + ")"; // (rcl/threads.h)
-            Out.C11 = true;
-        }
-        TimedLockPart = Text.text({CS.Whole.Begin, CallText->Begin}).str() +
-                        "(rcl_timed_err = " + Delegation + ")" +
+        TimedLockPart = Text.text({CS.Whole.Begin, CallText->Begin}).str() + Delegation +
                         Text.text({CallText->End, CS.Body.Begin}).str();
     }
     if (CS.Timed) Call = "rcl_timed_result"; // (the section's exit number, once it ran)
@@ -757,8 +755,8 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         if (!E.Jump.empty()) return To.str() + E.Jump + End;
         if (!E.Tail) return std::string();
         if (LineDirectives) // the tail on its own lines, then back on the lock's line
-            return lineDirective(E.Tail->Begin) + std::string(Text.column(E.Tail->Begin) - 1, ' ') +
-                   Text.text(*E.Tail).str() + lineDirective(CS.LockOffset);
+            return resumeAt(E.Tail->Begin) + Text.text(*E.Tail).str() +
+                   lineDirective(CS.LockOffset);
         return dedent(Text.text(*E.Tail), To) + "\n";
     };
     // The unlock wrapper's statements after its unlock run once the delegation returned, before
@@ -834,8 +832,7 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
             C += In1 + "} else {";
         }
         if (LineDirectives)
-            C += lineDirective(CS.Body.Begin) + std::string(Text.column(CS.Body.Begin) - 1, ' ') +
-                 TimedBody + End;
+            C += resumeAt(CS.Body.Begin) + TimedBody + End;
         else
             C += " /* rcl: the lock was not had: the statements as written */" +
                  reindent(TimedBody, Indent, Indent.str() + Unit + Unit) + "\n";
@@ -843,9 +840,8 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
         if (!TimedCopy.empty()) { // the wrapper's copy is absent: all of it as written
             C += In1 + "} else {";
             if (LineDirectives)
-                C += lineDirective(CS.Whole.Begin) +
-                     std::string(Text.column(CS.Whole.Begin) - 1, ' ') +
-                     Text.text({CS.Whole.Begin, CS.Body.Begin}).str() + TimedBody + End;
+                C += resumeAt(CS.Whole.Begin) + Text.text({CS.Whole.Begin, CS.Body.Begin}).str() +
+                     TimedBody + End;
             else
                 C += " /* rcl: without the wrapper's copy: as written */\n" + In1 + Unit +
                      reindent(Text.text({CS.Whole.Begin, CS.Body.Begin}).str() + TimedBody, Indent,
@@ -856,8 +852,7 @@ std::optional<EmittedSection> SectionEmitter::emit(const CriticalSection &CS,
     }
     C += (LineDirectives ? "" : Indent.str()) + "}";
     if (!CS.CallSiteSuffix.empty() && !CS.Timed) C += " " + CS.CallSiteSuffix;
-    if (LineDirectives)
-        C += lineDirective(CS.Whole.End) + std::string(Text.column(CS.Whole.End) - 1, ' ');
+    if (LineDirectives) C += resumeAt(CS.Whole.End);
     return Out;
 }
 

@@ -106,6 +106,9 @@ class SectionEmitter {
     /// spells it.
     std::string argumentText(const clang::Expr *Arg) const;
     std::string reindent(llvm::StringRef Code, llvm::StringRef From, llvm::StringRef To) const;
+    /// lineDirective(Offset), then spaces up to Offset's column: the text that follows it is
+    /// where the original had it (with LineDirectives).
+    std::string resumeAt(unsigned Offset) const;
 
     clang::ASTContext &Ctx;
     const SourceText &Text;

@@ -15,6 +15,7 @@
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/Support/Path.h"
+#include <climits>
 
 using namespace clang;
 
@@ -138,20 +139,9 @@ class RewriteConsumer : public ASTConsumer {
         clang::tooling::Replacements &Edits = Session.Edits[Real];
         for (const clang::tooling::Replacement &R : Getters)
             addEdit(Edits, R);
-        // A timed wrapper's delegating copy calls librcl: the include before the wrapper.
-        std::sort(RuntimeBefore.begin(), RuntimeBefore.end());
-        if (Inserts.empty() && !RuntimeBefore.empty()) {
-            if (Session.LineDirectives) {
-                unsigned Top = Text.lineStart(0);
-                addEdit(Edits, clang::tooling::Replacement(Real, Top, 0,
-                                                           Emitter.lineDirective(Top).substr(1)));
-            }
-            addEdit(Edits, clang::tooling::Replacement(
-                               Real, RuntimeBefore.front(), 0,
-                               placed(Text, Emitter, RuntimeBefore.front(),
-                                      "#include <rcl/rcl.h> /* added by rcl-rewrite */\n\n")));
-        }
-        if (Inserts.empty()) return;
+        // (A timed wrapper's delegating copy calls librcl: the include goes before the wrapper,
+        // also in a unit that converts no section.)
+        if (Inserts.empty() && RuntimeBefore.empty()) return;
         // A static function whose every use the conversion removed (a lock wrapper; a logging
         // function called only in a dropped check of a lock's result) would trip
         // -Wunused-function: it is marked unused. Only uses in function bodies count (one in a
@@ -182,8 +172,9 @@ class RewriteConsumer : public ASTConsumer {
         // Condition waits renamed in functions that converted sections call, unless they lie
         // in a converted section themselves (its own analysis decided what they become). The
         // include must come before the first function that calls an rcl_cond_* function.
-        unsigned IncludeAt = Inserts.front().first;
-        if (!RuntimeBefore.empty()) IncludeAt = std::min(IncludeAt, RuntimeBefore.front());
+        unsigned IncludeAt = Inserts.empty() ? UINT_MAX : Inserts.front().first;
+        for (unsigned At : RuntimeBefore)
+            IncludeAt = std::min(IncludeAt, At);
         std::set<unsigned> Renamed;
         for (const CalleeEdit &E : CalleeEdits) {
             bool Moved = false;
@@ -199,14 +190,15 @@ class RewriteConsumer : public ASTConsumer {
             UsesC11 |= StringRef(E.Edit.Text).starts_with("rcl_cnd_");
         std::string Include = std::string("#include <rcl/") + (UsesC11 ? "threads.h" : "rcl.h") +
                               "> /* added by rcl-rewrite */\n\n";
-        if (const std::optional<CalleeFacts::AllocatorUnit> &A = Callees.allocatorUnit())
+        if (const std::optional<CalleeFacts::AllocatorUnit> &A = Callees.allocatorUnit();
+            A && !Inserts.empty()) // (its sections' start)
             Include += SectionEmitter::allocatorStart(A->Where);
         if (Session.LineDirectives) {
             unsigned Top = Text.lineStart(0); // after a byte order mark
             addEdit(Edits, clang::tooling::Replacement(Real, Top, 0,
                                                        Emitter.lineDirective(Top).substr(1)));
         }
-        if (IncludeAt < Inserts.front().first)
+        if (Inserts.empty() || IncludeAt < Inserts.front().first)
             addEdit(Edits, clang::tooling::Replacement(Real, IncludeAt, 0,
                                                        placed(Text, Emitter, IncludeAt, Include)));
         else

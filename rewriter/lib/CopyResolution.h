@@ -31,6 +31,7 @@ enum class Resolution {
     DropConditionals, ///< a preprocessor conditional crosses the section's boundary
     RotateLoop,       ///< a worker loop's sections cross its back edge (LoopRotation.h)
     JoinBranches,     ///< taken in a branch of an `if`, released after it (BranchJoin.h)
+    SplitWindows,     ///< released and taken again inside the section (UnlockWindow.h)
     /// the lock is the statement of a statement expression written as a statement, `(void)({
     /// ...; lock(m); })` (Tor's LOCK_LOGS, STMT_BEGIN/STMT_END under GCC and Clang): its macro
     /// uses, and its unlocks', expanded without the statement expression

@@ -28,8 +28,8 @@ struct Refusal {
     std::vector<std::string> UnknownCallees = {};
     /// What rcl-cc's copy could make explicit for the section to convert (CopyResolution).
     Resolution Resolve = Resolution::None;
-    /// With Resolution::JoinBranches: the index, in the block of the `if`, of the statement that
-    /// ends the section (BranchJoin.h).
+    /// The index of the statement that ends the section: with Resolution::JoinBranches in the
+    /// block of the `if` (BranchJoin.h), with Resolution::SplitWindows in the section's block.
     unsigned JoinUntil = 0;
 };
 

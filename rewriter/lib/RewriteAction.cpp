@@ -5,6 +5,7 @@
 #include "CopyResolution.h"
 #include "BranchJoin.h"
 #include "LoopRotation.h"
+#include "UnlockWindow.h"
 #include "SectionEmitter.h"
 #include "SectionFinder.h"
 #include "StmtWalk.h"
@@ -251,6 +252,18 @@ class RewriteConsumer : public ASTConsumer {
                 if (At && !Joins.count(*At))
                     Edits = joinBranches(
                         Ctx, Text, Api, *Join, N.JoinUntil, Api.mutexOf(N.Lock, LockOp::Lock),
+                        [&](unsigned Offset) { return Emitter.lineDirective(Offset); });
+                if (Edits) Joins.emplace(*At, std::move(*Edits));
+                continue;
+            }
+            if (N.Kind == Resolution::SplitWindows) { // (SectionFinder::build asked)
+                // All of its edits apply, or none (as a join's, below).
+                std::optional<unsigned> At = Text.expansionOffset(N.Lock->getBeginLoc());
+                std::optional<std::vector<TextEdit>> Edits;
+                if (At && !Joins.count(*At))
+                    Edits = splitUnlockWindows(
+                        Ctx, Text, Api, N.Function, N.Block, N.LockIndex, N.JoinUntil,
+                        Api.mutexOf(N.Lock, LockOp::Lock),
                         [&](unsigned Offset) { return Emitter.lineDirective(Offset); });
                 if (Edits) Joins.emplace(*At, std::move(*Edits));
                 continue;
@@ -788,7 +801,7 @@ class RewriteConsumer : public ASTConsumer {
         Resolution Kind;
         const CallExpr *Lock;
         SourceLocation Where;
-        const CompoundStmt *Block = nullptr; ///< the section's block (RotateLoop)
+        const CompoundStmt *Block = nullptr; ///< the section's block (RotateLoop, SplitWindows)
         unsigned LockIndex = 0;              ///< its lock statement's index there
         unsigned JoinUntil = 0;              ///< (Refusal::JoinUntil)
     };

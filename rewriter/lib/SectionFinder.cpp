@@ -3,6 +3,7 @@
 
 #include "BranchJoin.h"
 #include "LoopRotation.h"
+#include "UnlockWindow.h"
 #include "ResultCheck.h"
 #include "StmtWalk.h"
 
@@ -725,6 +726,22 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
                                          : "the lock is taken again inside the critical section "
                                            "while it is held (a recursive lock)",
                                 Relocks.front()->getBeginLoc());
+        // rcl-cc's copy lets the caller run the stretches between each unlock and its relock
+        // where that keeps the program's meaning (UnlockWindow.h).
+        if (Released && CS.Refused->Resolve == Resolution::None && !ResolvedCopy && !CS.Labelled &&
+            !CS.Mutex.Guard && !CS.Timed && CS.FirstIndex == LockIndex + 1 &&
+            splitUnlockWindows(Ctx, Text, Api, CS.Function, Block, LockIndex, *Last, CS.Mutex,
+                               [](unsigned) { return std::string(); })) {
+            const std::string Note = "; rcl-cc and `rcl build` run the stretches between the "
+                                     "unlock and the lock taken again on the caller's side in "
+                                     "their copy, the section leaving before each and resuming "
+                                     "after it (`rcl convert` does not)";
+            std::string &Reason = CS.Refused->Reason;
+            size_t Kept = Reason.rfind("; left as is");
+            Reason.insert(Kept == std::string::npos ? Reason.size() : Kept, Note);
+            CS.Refused->Resolve = Resolution::SplitWindows;
+            CS.Refused->JoinUntil = *Last;
+        }
         return CS;
     }
     // A declared wrapper stands for the lock or unlock of its first argument only when that

@@ -231,7 +231,7 @@ WRAPPERS = {"wrapper": ("my_lock", "my_unlock"), "sync": ("my_lock", "my_unlock"
 # The families of the second round (NEW_FAMILIES) and those only rcl-cc's copy converts.
 NEW_FAMILIES = ["optional", "optional-macro", "effects", "inferred", "checked-wrapper",
                 "macro-section", "ifdef-cross", "c11"]
-RESOLVED = ("macro-section", "ifdef-cross", "worker-loop")
+RESOLVED = ("macro-section", "ifdef-cross", "worker-loop", "window")
 
 RTYPES = {"str": "const char *", "chr": "char", "int": "long"}
 HASH = {"str": "hash_str(%s)", "chr": "(unsigned char)%s", "int": "(unsigned long)%s"}
@@ -367,6 +367,17 @@ class Section:
                        "cont": worker.random() < 0.5,      # a continue with the lock held
                        "held": worker.random() < 0.6,      # the exit breaks holding the lock
                        "loop": worker.choice(["for (;;)", "while (1)"])}
+        # A section that lets its lock go for a stretch and takes it again, nested in its own
+        # statements (second round, UnlockWindow.h: fuse's cache refreshed unlocked, a queue
+        # drained one job at a time), in place of some plain sections: its own draw, as above.
+        window = random.Random("unlock-window/%r/%d" % (rng.getstate()[1][:8], k))
+        if 2 in rounds and self.family == "pthread" and window.random() < 0.1:
+            self.family = "window"
+            self.rtype, self.knr, self.outer = "int", False, "plain"
+            self.reads_counter, self.threaded = False, True
+            self.uw = {"where": window.choice(["if", "while", "for", "two"]),
+                       "decl": window.random() < 0.5,  # the stretch declares what follows reads
+                       "ret": window.random() < 0.3}   # the stretch may return
         # The lock taken in the branches of an `if` and released after it (second round,
         # BranchJoin.h: APR's `if (timeout) timedlock; else lock;`, a trylock-or-lock branch, an
         # `else if` chain), from a generator of its own.
@@ -383,7 +394,8 @@ class Section:
         # main's identity would differ.
         state = random.Random("caller-state/%r/%d" % (rng.getstate()[1][:8], k))
         self.caller_state = None
-        if 2 in rounds and self.family != "worker-loop" and state.random() < 0.15:
+        if 2 in rounds and self.family not in ("worker-loop", "window") and \
+                state.random() < 0.15:
             self.caller_state = state.choice(["tls", "tls-callee", "self-callee"])
             # Its thread's kernel id, cached in a thread-local variable as libusb's
             # usbi_get_tid does (rcl-cc's links answer it: --librcl-thread-queries, link_args);
@@ -447,6 +459,9 @@ class Section:
         if f == "worker-loop":
             d = "worker loop" + "".join(", " + n for n in ("s2", "outer", "cont", "held")
                                         if self.wl[n])
+        if f == "window":
+            d = "unlock window (%s)" % self.uw["where"] + "".join(
+                ", " + n for n in ("decl", "ret") if self.uw[n])
         if self.outer != "plain":
             d += ", " + {"loop": "in a loop", "stmt-expr": "in a statement expression"}[self.outer]
         return d
@@ -787,9 +802,57 @@ class Section:
         stats["threaded"] += 1
         return "\n".join(lines) + "\n"
 
+    def unlock_window(self, stats):
+        """A section that lets its lock go for a stretch (unlock, work, lock) nested in its own
+        statements (UnlockWindow.h): in an `if`, in a `while` over a local count, in a `for`
+        whose step declares what the relock's statements read, or two of them."""
+        k, uw, ind = self.k, self.uw, "    "
+        stats["sections"] += 1
+        stats["unlock-window:" + uw["where"]] += 1
+        for n in ("decl", "ret"):
+            if uw[n]:
+                stats["unlock-window:" + n] += 1
+        lock, unlock, g = "pthread_mutex_lock(&m_%d);" % k, "pthread_mutex_unlock(&m_%d);" % k, \
+            "g_%d" % k
+
+        def stretch(d, n):  # the window at depth d, the function's n-th
+            i2, w = ind * d, "w_%d_%d" % (k, n)
+            out = [i2 + unlock]
+            if uw["decl"]:
+                out += [i2 + "long %s = (long)(b & 7) * 3 + a + %d;" % (w, n), i2 + "r += %s;" % w]
+            else:
+                out.append(i2 + "r += (long)(b & 7) + %d;" % n)
+            if uw["ret"]:
+                out += [i2 + "if ((a + b) %% 11 == %d)" % (4 + n), i2 + ind + "return r;"]
+            out += [i2 + lock, i2 + "%s += %s;" % (g, "(unsigned long)(%s & 3)" % w if uw["decl"]
+                                                   else "2")]
+            return out
+
+        lines = ["static long f_%d(int a, long b)" % k, "{", ind + "long r = 0;",
+                 ind + "int i = 0;", ind + lock, ind + "%s += (unsigned long)(a %% %d) + 1;"
+                 % (g, self.mods[0])]
+        if uw["where"] in ("if", "two"):
+            lines += [ind + "if ((a & 3) == 1) {", ind * 2 + "long t_%d = (long)a * 2;" % k]
+            lines += stretch(2, 1)
+            lines += [ind * 2 + "%s += (unsigned long)t_%d;" % (g, k), ind + "}"]
+        if uw["where"] == "while":
+            lines += [ind + "while (i < (a & 3) + 1) {", ind * 2 + "%s += 1;" % g, ind * 2 + "i++;"]
+            lines += stretch(2, 2)
+            lines.append(ind + "}")
+        if uw["where"] in ("for", "two"):
+            lines += [ind + "for (i = 0; i < (a & 3); i++) {",
+                      ind * 2 + "long part_%d = (long)i + a;" % k]
+            lines += stretch(2, 3)
+            lines += [ind * 2 + "%s += (unsigned long)(part_%d & 1);" % (g, k), ind + "}"]
+        lines += [ind + "%s += 1;" % g, ind + unlock, ind + "return r;", "}"]
+        stats["threaded"] += 1
+        return "\n".join(lines) + "\n"
+
     def function(self, stats):
         if self.family == "worker-loop":
             return self.worker_loop(stats)
+        if self.family == "window":
+            return self.unlock_window(stats)
         k, rt = self.k, self.rtype
         stats["sections"] += 1
         name = "f_%d" % k

@@ -32,6 +32,10 @@ enum class Resolution {
     RotateLoop,       ///< a worker loop's sections cross its back edge (LoopRotation.h)
     JoinBranches,     ///< taken in a branch of an `if`, released after it (BranchJoin.h)
     SplitWindows,     ///< released and taken again inside the section (UnlockWindow.h)
+    /// an unlock at the section block's level that ends in a return, before a label a goto of
+    /// the section reaches holding the lock (SectionFinder::earlyExit): written `if (1) { unlock;
+    /// ...; return X; }`, an exit of the section that goes on to the label's release
+    WrapEarlyExit,
     /// the lock is the statement of a statement expression written as a statement, `(void)({
     /// ...; lock(m); })` (Tor's LOCK_LOGS, STMT_BEGIN/STMT_END under GCC and Clang): its macro
     /// uses, and its unlocks', expanded without the statement expression

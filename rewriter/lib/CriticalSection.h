@@ -29,8 +29,11 @@ struct Refusal {
     /// What rcl-cc's copy could make explicit for the section to convert (CopyResolution).
     Resolution Resolve = Resolution::None;
     /// The index of the statement that ends the section: with Resolution::JoinBranches in the
-    /// block of the `if` (BranchJoin.h), with Resolution::SplitWindows in the section's block.
+    /// block of the `if` (BranchJoin.h), with Resolution::SplitWindows in the section's block;
+    /// with Resolution::WrapEarlyExit, the index of the exit's last statement, whose first (the
+    /// unlock) is at JoinFrom.
     unsigned JoinUntil = 0;
+    unsigned JoinFrom = 0;
 };
 
 /// One way control leaves a critical section other than by its last statement: an unlock

@@ -268,6 +268,14 @@ class RewriteConsumer : public ASTConsumer {
                 if (Edits) Joins.emplace(*At, std::move(*Edits));
                 continue;
             }
+            if (N.Kind == Resolution::WrapEarlyExit) { // (SectionFinder::earlyExit asked)
+                std::optional<TextRange> From = Text.statement(N.Block->body_begin()[N.JoinFrom]);
+                std::optional<TextRange> To = Text.statement(N.Block->body_begin()[N.JoinUntil]);
+                if (From && To && !Joins.count(From->Begin))
+                    Joins.emplace(From->Begin, std::vector<TextEdit>{{From->Begin, 0, "if (1) { "},
+                                                                     {To->End, 0, " }"}});
+                continue;
+            }
             if (N.Kind == Resolution::RotateLoop) { // (SectionFinder::workerLoopRefusal asked)
                 if (std::optional<std::vector<TextEdit>> Edits = rotateWorkerLoop(
                         Ctx, Text, Api, N.Block, N.LockIndex, Api.mutexOf(N.Lock, LockOp::Lock),
@@ -658,7 +666,8 @@ class RewriteConsumer : public ASTConsumer {
             if (CS.Refused) {
                 if (CS.Refused->Resolve != Resolution::None)
                     Needs.push_back({Fn, CS.Refused->Resolve, CS.LockCall, CS.Refused->Loc,
-                                     CS.Block, CS.LockIndex, CS.Refused->JoinUntil});
+                                     CS.Block, CS.LockIndex, CS.Refused->JoinUntil,
+                                     CS.Refused->JoinFrom});
                 record(Text, Given, CS.LockName, CS.LockOffset, Fn, SectionRecord::Refused,
                        &*CS.Refused, nullptr);
                 continue;
@@ -804,6 +813,7 @@ class RewriteConsumer : public ASTConsumer {
         const CompoundStmt *Block = nullptr; ///< the section's block (RotateLoop, SplitWindows)
         unsigned LockIndex = 0;              ///< its lock statement's index there
         unsigned JoinUntil = 0;              ///< (Refusal::JoinUntil)
+        unsigned JoinFrom = 0;               ///< (Refusal::JoinFrom)
     };
     std::vector<Need> Needs;
     bool UsesC11 = false; ///< a converted section of this unit uses C11's mtx_t or cnd_t

@@ -668,6 +668,10 @@ CriticalSection SectionFinder::build(const FunctionDecl *Fn, const CompoundStmt 
     }
     CS.LastIndex = *Last;
     CS.EndsByExit = !CS.FinalUnlock && !fallsThrough(Block->body_begin()[*Last], nullptr);
+    if (std::optional<Refusal> Early = earlyExit(CS)) {
+        CS.Refused = Early;
+        return CS;
+    }
 
     CS.Labelled = LockStmtNode != Block->body_begin()[LockIndex];
     std::optional<TextRange> LockStmt =
@@ -866,6 +870,57 @@ std::optional<unsigned> SectionFinder::workerLoop(const CriticalSection &CS,
     if (const Stmt *Loop = parent(Block); Loop && isWorkerLoop(Loop))
         return lineOf(Loop->getBeginLoc());
     return std::nullopt;
+}
+
+std::optional<Refusal> SectionFinder::earlyExit(const CriticalSection &CS) const {
+    // `lock; if (a) goto good; ...; unlock; return false; good: ...; unlock; return true;`
+    // (PulseAudio's pa_ratelimit_test, fuse's iconv_convpath): the section's last statement
+    // is an unlock at its block's level, the statements after it end in a return or jump, and
+    // the label right after them is reached from the section with the lock held and releases it
+    // later in the block. rcl-cc's copy writes that unlock and its statements `if (1) { ... }`:
+    // an exit of the section (its tail run by the caller), which then ends at the later unlock,
+    // the label inside it. The statements run as before.
+    const CompoundStmt *Block = CS.Block;
+    const unsigned Last = CS.LastIndex;
+    if (ResolvedCopy || !isOperationOn(Block->body_begin()[Last], LockOp::Unlock, CS.Mutex))
+        return std::nullopt;
+    std::optional<unsigned> End;
+    for (unsigned K = Last + 1; K < Block->size() && !End; ++K) {
+        const Stmt *S = Block->body_begin()[K];
+        std::vector<const CallExpr *> Operations;
+        for (LockOp Op : {LockOp::Lock, LockOp::Unlock, LockOp::TryLock, LockOp::TimedLock})
+            collectCalls(S, Op, CS.Mutex, Operations);
+        if (isa<LabelStmt, SwitchCase>(S) || !Operations.empty() || !Text.statement(S))
+            return std::nullopt;
+        if (!fallsThrough(S, nullptr)) End = K;
+    }
+    if (!End || *End + 1 >= Block->size()) return std::nullopt;
+    // (A label that releases first, `fail: unlock; ...`, is an exit of its own, the goto a jump
+    // past that unlock: CaptureAnalysis's gotoReleasingLabel.)
+    const auto *Label = dyn_cast<LabelStmt>(Block->body_begin()[*End + 1]);
+    if (!Label || isOperationOn(Label->getSubStmt(), LockOp::Unlock, CS.Mutex) ||
+        !tailEnd(Block, *End + 1, CS.Mutex) || !Text.statement(Block->body_begin()[Last]))
+        return std::nullopt;
+    const GotoStmt *Jump = nullptr;
+    for (unsigned K = CS.FirstIndex; K < Last && !Jump; ++K)
+        walk(Block->body_begin()[K], [&](const Stmt *N) {
+            if (const auto *G = dyn_cast<GotoStmt>(N);
+                G && !Jump && G->getLabel()->getStmt() == Label)
+                Jump = G;
+        });
+    if (!Jump) return std::nullopt;
+    Refusal R = refuse("goto '" + Label->getDecl()->getNameAsString() +
+                           "' leaves the critical section while holding the lock, for a label "
+                           "after the unlock at line " +
+                           std::to_string(lineOf(Block->body_begin()[Last]->getBeginLoc())) +
+                           " and its return; rcl-cc and `rcl build` make that unlock and what "
+                           "follows it an exit of the section in their copy, which then ends at "
+                           "the label's unlock (`rcl convert` does not)",
+                       Jump->getBeginLoc());
+    R.Resolve = Resolution::WrapEarlyExit;
+    R.JoinFrom = Last;
+    R.JoinUntil = *End;
+    return R;
 }
 
 std::optional<unsigned> SectionFinder::tailEnd(const CompoundStmt *Block, unsigned From,

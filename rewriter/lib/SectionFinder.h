@@ -61,6 +61,9 @@ class SectionFinder {
     /// build reads it: an unlock, checked or stored, or a statement whose every path releases
     /// it), where the statements before it do not take Mutex (lock, trylock or timed lock; they
     /// may release it on a path that leaves: the section's exits); nothing otherwise.
+    /// A goto of CS to a label after its last unlock's early return, which rcl-cc's copy makes
+    /// an exit of the section (Resolution::WrapEarlyExit), refused with that note; or nothing.
+    std::optional<Refusal> earlyExit(const CriticalSection &CS) const;
     std::optional<unsigned> tailEnd(const clang::CompoundStmt *Block, unsigned From,
                                     const MutexRef &Mutex) const;
     /// For a lock through a declared wrapper that no unlock of its block releases: "; the

@@ -134,6 +134,21 @@ splitUnlockWindows(ASTContext &Ctx, const SourceText &Text, const LockApi &Api,
     };
     std::vector<Hoisted> Hoists;
     bool Fails = false;
+    // The statements that hold each resume point (the relock), up to the section's block: a
+    // declaration whose block (or `for`) is one of them, before the relock, is in scope there.
+    std::vector<std::pair<std::set<const Stmt *>, unsigned>> Resumes;
+    for (const Window &W : Windows) {
+        std::set<const Stmt *> Holders;
+        const Stmt *Up = W.Block;
+        while (Up && Up != Block) {
+            Holders.insert(Up);
+            DynTypedNodeList Parents = Ctx.getParents(*Up);
+            Up = Parents.size() == 1 ? Parents[0].get<Stmt>() : nullptr;
+        }
+        if (!Up) return std::nullopt;
+        Holders.insert(Block);
+        Resumes.push_back({std::move(Holders), W.RelockText.Begin});
+    }
     for (const Stmt *S : Statements)
         walk(S, [&](const Stmt *N) {
             const auto *D = dyn_cast<DeclStmt>(N);
@@ -141,24 +156,23 @@ splitUnlockWindows(ASTContext &Ctx, const SourceText &Text, const LockApi &Api,
             for (const Decl *Each : D->decls())
                 if (!isa<VarDecl>(Each)) Fails = true; // a type, a function declaration
             if (Fails) return;
-            std::optional<unsigned> At = Text.offset(D->getBeginLoc());
             DynTypedNodeList Parents = Ctx.getParents(*D);
-            const auto *InBlock = Parents.size() == 1 ? Parents[0].get<CompoundStmt>() : nullptr;
-            const auto *InFor = Parents.size() == 1 ? Parents[0].get<ForStmt>() : nullptr;
-            if (InFor && InFor->getInit() != D) InFor = nullptr;
-            std::optional<TextRange> Scope;
-            if (At && InBlock)
-                if (std::optional<unsigned> End = Text.offset(InBlock->getRBracLoc()))
-                    Scope = TextRange{*At, *End};
-            if (At && InFor)
-                if (std::optional<TextRange> Loop = Text.statement(InFor))
-                    Scope = TextRange{*At, Loop->End};
-            bool HoldsResume = false;
-            for (const Window &W : Windows)
-                HoldsResume |= !Scope || Scope->contains(W.RelockText.Begin);
+            const Stmt *Parent = Parents.size() == 1 ? Parents[0].get<Stmt>() : nullptr;
+            std::optional<unsigned> Before = Text.expansionOffset(D->getBeginLoc());
+            bool HoldsResume = !Parent || !Before;
+            for (const auto &[Holders, Resume] : Resumes)
+                HoldsResume = HoldsResume || (Holders.count(Parent) && *Before < Resume);
             if (!HoldsResume) return;
+            std::optional<unsigned> At = Text.offset(D->getBeginLoc());
+            const auto *InBlock = dyn_cast_or_null<CompoundStmt>(Parent);
+            const auto *InFor = dyn_cast_or_null<ForStmt>(Parent);
+            if (InFor && InFor->getInit() != D) InFor = nullptr;
+            if (!At || (!InBlock && !InFor)) {
+                Fails = true;
+                return;
+            }
             const auto *Var = dyn_cast<VarDecl>(D->getSingleDecl());
-            if (!Scope || !D->isSingleDecl() || !Var || !Var->isLocalVarDecl() ||
+            if (!D->isSingleDecl() || !Var || !Var->isLocalVarDecl() ||
                 Var->getStorageClass() != SC_None || Var->getType().isConstQualified() ||
                 Var->getType()->isVariablyModifiedType()) {
                 Fails = true;
@@ -241,9 +255,12 @@ splitUnlockWindows(ASTContext &Ctx, const SourceText &Text, const LockApi &Api,
             walk(W.Block->body_begin()[K], [&](const Stmt *S) {
                 const auto *Ref = dyn_cast<DeclRefExpr>(S);
                 const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-                std::optional<unsigned> At = Var ? Text.offset(Var->getLocation()) : std::nullopt;
+                // (one declared in the section is moved or its own; one a macro declares,
+                // which has no place of its own in the text, is the macro's)
+                std::optional<unsigned> At =
+                    Var ? Text.expansionOffset(Var->getLocation()) : std::nullopt;
                 if (!Var || !Var->isLocalVarDecl() || Var->isStaticLocal() || Moved.count(Var) ||
-                    (At && *At >= LockRange->Begin && *At < LastRange->End) ||
+                    !At || (*At >= LockRange->Begin && *At < LastRange->End) ||
                     !Used.insert(Var).second)
                     return;
                 if (Var->getStorageClass() == SC_Register) Fails = true; // (no address)

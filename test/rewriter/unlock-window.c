@@ -13,7 +13,7 @@
 // RUN: FileCheck %s --check-prefix=ERR < %t.err
 // RUN: FileCheck %s < %t.c
 // RUN: %cc %s -o %t.orig && %t.orig > %t.orig.out
-// RUN: %cc %t.c -o %t.rcl %rcl_libs
+// RUN: %cc -I%S %t.c -o %t.rcl %rcl_libs
 // RUN: env RCL_MODE=delegate RCL_STATS=1 %t.rcl > %t.delegate.out 2> %t.stats
 // RUN: diff %t.orig.out %t.delegate.out
 // RUN: FileCheck %s --check-prefix=STATS < %t.stats
@@ -70,7 +70,9 @@ static long lookup(int key)
 // CHECK: #line [[# @LINE-12]] "{{.*}}unlock-window.c"
 // CHECK-NEXT: goto rcl_top_[[N]]; } }
 
-// A queue drained one job at a time, each job run unlocked.
+// A queue drained one job at a time, each job run unlocked; the stretch forgets the job with
+// a macro of another file that declares a variable of its own (Tor's FREE_AND_NULL).
+#include "Inputs/unlock-window-forget.h"
 struct job {
     struct job *next;
     void (*run)(struct job *);
@@ -90,12 +92,13 @@ static void drain(void)
         head = j->next;
         pthread_mutex_unlock(&qm);
         j->run(j);
+        forget_job(j);
         pthread_mutex_lock(&qm);
         done++;
     }
     pthread_mutex_unlock(&qm);
 }
-// KEPT: unlock-window.c:[[# @LINE-11]]:5: rcl: cannot convert critical section: the lock is released and taken again in each iteration of the loop at line [[# @LINE-10]] ({{.*}}); rcl-cc and `rcl build` run the stretches between the unlock and the lock taken again on the caller's side in their copy, the section leaving before each and resuming after it (`rcl convert` does not); left as is, safe in mixed mode
+// KEPT: unlock-window.c:[[# @LINE-12]]:5: rcl: cannot convert critical section: the lock is released and taken again in each iteration of the loop at line [[# @LINE-11]] ({{.*}}); rcl-cc and `rcl build` run the stretches between the unlock and the lock taken again on the caller's side in their copy, the section leaving before each and resuming after it (`rcl convert` does not); left as is, safe in mixed mode
 // The outlined section resumes inside its loop, after the relock.
 // CHECK: static RCL_SECTION_INLINE int rcl_cs_drain_1(
 // CHECK: if ((*rcl_ctx->rcl_stage_[[Q:[0-9]+]]) == 1) goto rcl_resume_[[Q]]_1;

@@ -231,7 +231,7 @@ WRAPPERS = {"wrapper": ("my_lock", "my_unlock"), "sync": ("my_lock", "my_unlock"
 # The families of the second round (NEW_FAMILIES) and those only rcl-cc's copy converts.
 NEW_FAMILIES = ["optional", "optional-macro", "effects", "inferred", "checked-wrapper",
                 "macro-section", "ifdef-cross", "c11"]
-RESOLVED = ("macro-section", "ifdef-cross", "worker-loop", "window")
+RESOLVED = ("macro-section", "ifdef-cross", "worker-loop", "window", "early-exit")
 
 RTYPES = {"str": "const char *", "chr": "char", "int": "long"}
 HASH = {"str": "hash_str(%s)", "chr": "(unsigned char)%s", "int": "(unsigned long)%s"}
@@ -378,6 +378,16 @@ class Section:
             self.uw = {"where": window.choice(["if", "while", "for", "two"]),
                        "decl": window.random() < 0.5,  # the stretch declares what follows reads
                        "ret": window.random() < 0.3}   # the stretch may return
+        # A section whose goto reaches, with the lock held, a label after an unlock that
+        # returns (second round, SectionFinder::earlyExit: PulseAudio's pa_ratelimit_test, an
+        # error label that frees), in place of some plain sections: its own draw, as above.
+        early = random.Random("early-exit/%r/%d" % (rng.getstate()[1][:8], k))
+        if 2 in rounds and self.family == "pthread" and early.random() < 0.06:
+            self.family = "early-exit"
+            self.rtype, self.knr, self.outer = "int", False, "plain"
+            self.reads_counter, self.threaded = False, True
+            self.ee = {"loop": early.random() < 0.5,  # the goto is in a loop
+                       "two": early.random() < 0.4}   # two gotos
         # The lock taken in the branches of an `if` and released after it (second round,
         # BranchJoin.h: APR's `if (timeout) timedlock; else lock;`, a trylock-or-lock branch, an
         # `else if` chain), from a generator of its own.
@@ -394,7 +404,7 @@ class Section:
         # main's identity would differ.
         state = random.Random("caller-state/%r/%d" % (rng.getstate()[1][:8], k))
         self.caller_state = None
-        if 2 in rounds and self.family not in ("worker-loop", "window") and \
+        if 2 in rounds and self.family not in ("worker-loop", "window", "early-exit") and \
                 state.random() < 0.15:
             self.caller_state = state.choice(["tls", "tls-callee", "self-callee"])
             # Its thread's kernel id, cached in a thread-local variable as libusb's
@@ -459,6 +469,9 @@ class Section:
         if f == "worker-loop":
             d = "worker loop" + "".join(", " + n for n in ("s2", "outer", "cont", "held")
                                         if self.wl[n])
+        if f == "early-exit":
+            d = "goto to a label after an early return" + "".join(
+                ", " + n for n in ("loop", "two") if self.ee[n])
         if f == "window":
             d = "unlock window (%s)" % self.uw["where"] + "".join(
                 ", " + n for n in ("decl", "ret") if self.uw[n])
@@ -848,7 +861,36 @@ class Section:
         stats["threaded"] += 1
         return "\n".join(lines) + "\n"
 
+    def early_exit(self, stats):
+        """A section whose goto reaches, with the lock held, a label after an unlock that
+        returns (`lock; if (c) goto good; ...; unlock; return r; good: ...; unlock; return`)."""
+        k, ee, ind = self.k, self.ee, "    "
+        stats["sections"] += 1
+        stats["early-exit"] += 1
+        for n in ("loop", "two"):
+            if ee[n]:
+                stats["early-exit:" + n] += 1
+        lock, unlock, g = "pthread_mutex_lock(&m_%d);" % k, "pthread_mutex_unlock(&m_%d);" % k, \
+            "g_%d" % k
+        lines = ["static long f_%d(int a, long b)" % k, "{", ind + "long r = 0;", ind + "int i;",
+                 ind + lock, ind + "%s += (unsigned long)(a %% %d) + 1;" % (g, self.mods[0])]
+        if ee["loop"]:
+            lines += [ind + "for (i = 0; i < (a & 3); i++) {", ind * 2 + "%s += 1;" % g,
+                      ind * 2 + "if ((a + i) %% 5 == 2)", ind * 3 + "goto good_%d;" % k,
+                      ind + "}"]
+        else:
+            lines += [ind + "if ((a & 3) == 2)", ind * 2 + "goto good_%d;" % k]
+        if ee["two"]:
+            lines += [ind + "if (b % 7 == 3)", ind * 2 + "goto good_%d;" % k]
+        lines += [ind + "r += 1;", ind + unlock, ind + "r += (long)(b & 7);", ind + "(void)i;",
+                  ind + "return r;", "", "good_%d:" % k, ind + "%s += 2;" % g, ind + unlock,
+                  ind + "return r + 5;", "}"]
+        stats["threaded"] += 1
+        return "\n".join(lines) + "\n"
+
     def function(self, stats):
+        if self.family == "early-exit":
+            return self.early_exit(stats)
         if self.family == "worker-loop":
             return self.worker_loop(stats)
         if self.family == "window":

@@ -108,7 +108,8 @@ rotateWorkerLoop(ASTContext &Ctx, const SourceText &Text, const LockApi &Api,
             const auto *Ref = dyn_cast<DeclRefExpr>(S);
             const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
             if (!Var || !Var->isLocalVarDeclOrParm()) return;
-            std::optional<unsigned> At = Text.offset(Var->getLocation());
+            // (where a macro declares it, its use: a variable LOGGER_LOG declares in S2 is S2's)
+            std::optional<unsigned> At = Text.expansionOffset(Var->getLocation());
             if (!At || (Whole.contains(*At) && !S2.contains(*At))) Moves = false;
             if (At && !Whole.contains(*At) && !isa<ParmVarDecl>(Var) &&
                 !llvm::is_contained(Outer, Var)) {

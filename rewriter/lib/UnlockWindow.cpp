@@ -163,10 +163,14 @@ splitUnlockWindows(ASTContext &Ctx, const SourceText &Text, const LockApi &Api,
             for (const auto &[Holders, Resume] : Resumes)
                 HoldsResume = HoldsResume || (Holders.count(Parent) && *Before < Resume);
             if (!HoldsResume) return;
-            std::optional<unsigned> At = Text.offset(D->getBeginLoc());
             const auto *InBlock = dyn_cast_or_null<CompoundStmt>(Parent);
             const auto *InFor = dyn_cast_or_null<ForStmt>(Parent);
             if (InFor && InFor->getInit() != D) InFor = nullptr;
+            // Where it is written: a statement of its block (its first token may be a macro's
+            // use, stdbool's `bool`), or a `for`'s first clause.
+            std::optional<TextRange> Whole = InBlock ? Text.statement(D) : std::nullopt;
+            std::optional<unsigned> At =
+                Whole ? std::optional<unsigned>(Whole->Begin) : Text.offset(D->getBeginLoc());
             if (!At || (!InBlock && !InFor)) {
                 Fails = true;
                 return;
@@ -182,7 +186,7 @@ splitUnlockWindows(ASTContext &Ctx, const SourceText &Text, const LockApi &Api,
             if (const Expr *Init = Var->getInit()) {
                 std::optional<unsigned> InitAt = Text.expansionOffset(Init->getBeginLoc());
                 if (isa<InitListExpr>(Init->IgnoreImplicit()) || Var->getType()->isArrayType() ||
-                    D->getBeginLoc().isMacroID() || !InitAt || *InitAt <= *At) {
+                    !InitAt || *InitAt <= *At) {
                     Fails = true;
                     return;
                 }
@@ -196,7 +200,6 @@ splitUnlockWindows(ASTContext &Ctx, const SourceText &Text, const LockApi &Api,
                     {Var, Prefix.rtrim().str() + ";", TextEdit{*At, *InitAt - *At, Name + " = "}});
                 return;
             }
-            std::optional<TextRange> Whole = InBlock ? Text.statement(D) : std::nullopt;
             llvm::StringRef Declaration = Whole ? Text.text(*Whole) : "";
             if (!Whole || Declaration.contains('\n') || Declaration.contains("typeof")) {
                 Fails = true;

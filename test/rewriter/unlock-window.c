@@ -20,6 +20,7 @@
 // RUN: env RCL_MODE=adaptive %t.rcl > %t.adaptive.out && diff %t.orig.out %t.adaptive.out
 // RUN: env RCL_MODE=local %t.rcl > %t.local.out && diff %t.orig.out %t.local.out
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #define THREADS 3
@@ -120,10 +121,11 @@ static int batch(int n)
     steps3++;
     for (int i = 0; i < n; i++) {
         long part = i;
+        bool odd = i & 1; // (a declaration that starts with a macro's use, stdbool's `bool`)
         pthread_mutex_unlock(&m3);
         int twice = slow(i);
         pthread_mutex_lock(&m3);
-        total3 += twice + part;
+        total3 += twice + part + odd;
     }
     if (n % 2) {
         pthread_mutex_unlock(&m3);
@@ -135,7 +137,7 @@ static int batch(int n)
     pthread_mutex_unlock(&m3);
     return 0;
 }
-// CHECK: { int rcl_stage_[[B:[0-9]+]] = 0; int i; (void)&i; long part; (void)&part; int twice; (void)&twice; rcl_top_[[B]]:; {
+// CHECK: { int rcl_stage_[[B:[0-9]+]] = 0; int i; (void)&i; long part; (void)&part; bool odd; (void)&odd; int twice; (void)&twice; rcl_top_[[B]]:; {
 // CHECK: if (0) { rcl_window_[[B]]_1: {
 // CHECK: twice = slow(i);
 // CHECK: goto rcl_top_[[B]]; rcl_window_[[B]]_2: {

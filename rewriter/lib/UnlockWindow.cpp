@@ -200,13 +200,18 @@ splitUnlockWindows(ASTContext &Ctx, const SourceText &Text, const LockApi &Api,
                     {Var, Prefix.rtrim().str() + ";", TextEdit{*At, *InitAt - *At, Name + " = "}});
                 return;
             }
-            llvm::StringRef Declaration = Whole ? Text.text(*Whole) : "";
-            if (!Whole || Declaration.contains('\n') || Declaration.contains("typeof")) {
+            if (!Whole) {
                 Fails = true;
                 return;
             }
-            Hoists.push_back(
-                {Var, Declaration.str(), TextEdit{Whole->Begin, Whole->End - Whole->Begin, ";"}});
+            const TextRange Written = *Whole;
+            llvm::StringRef Declaration = Text.text(Written);
+            if (Declaration.contains('\n') || Declaration.contains("typeof")) {
+                Fails = true;
+                return;
+            }
+            Hoists.push_back({Var, Declaration.str(),
+                              TextEdit{Written.Begin, Written.End - Written.Begin, ";"}});
         });
     if (Fails) return std::nullopt;
 

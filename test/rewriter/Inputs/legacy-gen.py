@@ -876,7 +876,7 @@ class Section:
                  ind + lock, ind + "%s += (unsigned long)(a %% %d) + 1;" % (g, self.mods[0])]
         if ee["loop"]:
             lines += [ind + "for (i = 0; i < (a & 3); i++) {", ind * 2 + "%s += 1;" % g,
-                      ind * 2 + "if ((a + i) %% 5 == 2)", ind * 3 + "goto good_%d;" % k,
+                      ind * 2 + "if ((a + i) % 5 == 2)", ind * 3 + "goto good_%d;" % k,
                       ind + "}"]
         else:
             lines += [ind + "if ((a & 3) == 2)", ind * 2 + "goto good_%d;" % k]

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include "llvm/Support/raw_ostream.h"
 
 using namespace clang;
 
@@ -177,8 +178,8 @@ splitUnlockWindows(ASTContext &Ctx, const SourceText &Text, const LockApi &Api,
             }
             const auto *Var = dyn_cast<VarDecl>(D->getSingleDecl());
             if (!D->isSingleDecl() || !Var || !Var->isLocalVarDecl() ||
-                Var->getStorageClass() != SC_None || Var->getType().isConstQualified() ||
-                Var->getType()->isVariablyModifiedType()) {
+                Var->getStorageClass() != SC_None || Var->getType()->isVariablyModifiedType() ||
+                (Var->getType().isConstQualified() && !Var->getInit())) {
                 Fails = true;
                 return;
             }
@@ -196,8 +197,26 @@ splitUnlockWindows(ASTContext &Ctx, const SourceText &Text, const LockApi &Api,
                     Fails = true;
                     return;
                 }
-                Hoists.push_back(
-                    {Var, Prefix.rtrim().str() + ";", TextEdit{*At, *InitAt - *At, Name + " = "}});
+                std::string Declaration = Prefix.rtrim().str() + ";";
+                // A const one (libzstd's `POOL_job const job = ...` in its pool's worker) is
+                // assigned where it was initialized: declared without its own const, the type
+                // printed (its typedef names kept), which nothing anonymous may need.
+                if (Var->getType().isConstQualified()) {
+                    QualType Type = Var->getType();
+                    Type.removeLocalConst();
+                    Declaration.clear();
+                    llvm::raw_string_ostream OS(Declaration);
+                    Type.print(OS, Ctx.getPrintingPolicy(), Name);
+                    OS << ";";
+                    OS.flush();
+                    if (Declaration.find("(unnamed") != std::string::npos ||
+                        Declaration.find("(anonymous") != std::string::npos ||
+                        Type.isConstQualified()) {
+                        Fails = true;
+                        return;
+                    }
+                }
+                Hoists.push_back({Var, Declaration, TextEdit{*At, *InitAt - *At, Name + " = "}});
                 return;
             }
             if (!Whole) {

@@ -46,13 +46,14 @@ static long lookup(int key)
         if (key % 4 == 0) {
             int st;
             int err = -1;
+            const long seen = value; // (declared before the lock without its const)
             pthread_mutex_unlock(&m);
             err = fetch(key, &st);
             pthread_mutex_lock(&m);
             if (!err)
                 value += st;
             else
-                failures++;
+                failures += seen >= 0;
         }
     }
     r = value;
@@ -61,7 +62,7 @@ static long lookup(int key)
 }
 // KEPT: unlock-window.c:[[# @LINE-11]]:13: rcl: cannot convert critical section: the lock is released and taken again inside the critical section; rcl-cc and `rcl build` run the stretches between the unlock and the lock taken again on the caller's side in their copy, the section leaving before each and resuming after it (`rcl convert` does not)
 // The call site: the hoisted declarations, address-taken, and the label the caller goes back to.
-// CHECK: { int rcl_stage_[[N:[0-9]+]] = 0; int st; (void)&st; int err; (void)&err; rcl_top_[[N]]:; {
+// CHECK: { int rcl_stage_[[N:[0-9]+]] = 0; int st; (void)&st; int err; (void)&err; long seen; (void)&seen; rcl_top_[[N]]:; {
 // CHECK: rcl_delegate_ctx(&m, rcl_cs_lookup_1, &rcl_ctx, sizeof rcl_ctx) == 1) {
 // CHECK: goto rcl_window_[[N]]_1;
 // The stretch, on its own lines, then the line after the section's unlock.

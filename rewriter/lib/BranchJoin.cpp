@@ -2,6 +2,7 @@
 #include "BranchJoin.h"
 
 #include "StmtWalk.h"
+#include "clang/AST/Attr.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ParentMapContext.h"
@@ -111,11 +112,15 @@ joinBranches(ASTContext &Ctx, const SourceText &Text, const LockApi &Api, const 
             if (!RBrac) return std::nullopt;
             for (const Stmt *S : Braced->body())
                 if (const auto *D = dyn_cast<DeclStmt>(S))
-                    for (const Decl *One : D->decls())
+                    for (const Decl *One : D->decls()) {
                         if (const auto *Named = dyn_cast<NamedDecl>(One);
                             Named && !Named->getName().empty() &&
                             Text.hasIdentifier(Tail, Named->getName()))
                             return std::nullopt; // (the tail would read the branch's)
+                        // A cleanup runs at the branch's `}`: after the tail, which releases
+                        // the lock, where the original ran it before, the lock held.
+                        if (One->hasAttr<CleanupAttr>()) return std::nullopt;
+                    }
             Out.push_back({*RBrac, 0, written(*RBrac)});
             continue;
         }

@@ -2,6 +2,7 @@
 #include "UnlockWindow.h"
 
 #include "StmtWalk.h"
+#include "clang/AST/Attr.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ParentMapContext.h"
 #include <algorithm>
@@ -179,6 +180,7 @@ splitUnlockWindows(ASTContext &Ctx, const SourceText &Text, const LockApi &Api,
             const auto *Var = dyn_cast<VarDecl>(D->getSingleDecl());
             if (!D->isSingleDecl() || !Var || !Var->isLocalVarDecl() ||
                 Var->getStorageClass() != SC_None || Var->getType()->isVariablyModifiedType() ||
+                Var->hasAttr<CleanupAttr>() || // (its cleanup would run at the block's end)
                 (Var->getType().isConstQualified() && !Var->getInit())) {
                 Fails = true;
                 return;

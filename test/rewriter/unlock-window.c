@@ -165,8 +165,37 @@ out:
     return 1;
 }
 // KEPT: unlock-window.c:[[# @LINE-8]]:9: rcl: cannot convert critical section: the lock is released and taken again inside the critical section{{$}}
-// (Its stretch from the relock on converts: the copy joins it into the `if`, BranchJoin.h.)
-// ERR: rcl: summary: 4 converted, 1 refused
+// (Its stretch from the relock on converts: the copy joins it into the `if`, BranchJoin.h; clean5's trylock below is refused too.)
+// ERR: rcl: summary: 4 converted, 4 refused
+
+// A variable with a cleanup, which runs at the end of its block with the lock held (the cleanup
+// finds it so), stays there: refused in both, and its relock's stretch is not joined either (the
+// join would run the cleanup after the unlock).
+static pthread_mutex_t m5 = PTHREAD_MUTEX_INITIALIZER;
+static long n5, cleaned5;
+
+static void clean5(long *held)
+{
+    if (pthread_mutex_trylock(&m5) == 0) {
+        pthread_mutex_unlock(&m5); // (not held: the original never gets here)
+        return;
+    }
+    cleaned5 += *held > 0;
+}
+
+static void tidy(int k)
+{
+    pthread_mutex_lock(&m5);
+    if (k & 1) {
+        long held __attribute__((cleanup(clean5))) = k;
+        pthread_mutex_unlock(&m5);
+        held += slow(k);
+        pthread_mutex_lock(&m5);
+        n5 += held;
+    }
+    pthread_mutex_unlock(&m5);
+}
+// KEPT: unlock-window.c:[[# @LINE-5]]:9: rcl: cannot convert critical section: the lock is released and taken again inside the critical section{{$}}
 
 static void *worker(void *arg)
 {
@@ -175,6 +204,7 @@ static void *worker(void *arg)
         lookup(k * THREADS + t);
         batch(k % 5);
         leaves(k % 8);
+        tidy(k);
     }
     drain();
     return NULL;
@@ -196,8 +226,8 @@ int main(void)
         pthread_join(t[i], NULL);
     for (i = 0; i < JOBS; i++)
         sum += jobs[i].result;
-    printf("value %ld failures %ld; done %ld sum %ld; total3 %ld steps3 %ld; n4 %ld\n", value,
-           failures, done, sum, total3, steps3, n4);
+    printf("value %ld failures %ld; done %ld sum %ld; total3 %ld steps3 %ld; n4 %ld; n5 %ld "
+           "cleaned5 %ld\n", value, failures, done, sum, total3, steps3, n4, n5, cleaned5);
     return 0;
 }
 // Every stretch is a delegation of its own: lookup 6,000 + 1,500 (its keys divisible by 4),

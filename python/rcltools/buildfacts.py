@@ -313,12 +313,19 @@ def scan_needed(facts_dir, entries, jobs, root=None):
     import concurrent.futures  # here: rcl-cc imports this module for every compile
     import re
     import subprocess
-    skipped = {}
+    # A unit compiled more than once with other flags (jemalloc compiles each source again with
+    # -DJEMALLOC_NO_PRIVATE_NAMESPACE, its functions then named without their je_ prefix) is
+    # read with each of its compiles: each may name what the other does not.
+    skipped, products = {}, {}
     for e in entries:
         if e.get("scan"):
-            skipped[e["source"]] = e["scan"]
+            scans = skipped.setdefault(e["source"], [])
+            if e["scan"] not in scans:
+                scans.append(e["scan"])
+            products.setdefault(e["source"], []).append(e.get("product"))
         else:
             skipped.pop(e.get("source"), None)
+            products.pop(e.get("source"), None)
     roots = {n for e in entries if e.get("waiting") for n in e.get("unknown", [])}
     everything = POINTER_TARGETS in roots
     roots.discard(POINTER_TARGETS)
@@ -326,24 +333,23 @@ def scan_needed(facts_dir, entries, jobs, root=None):
 
     def scan(todo):
         nonlocal failed
+        runs = [one for src in todo for one in skipped[src]]
         with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as pool:
             results = list(pool.map(
-                lambda src: subprocess.run(skipped[src]["command"], cwd=skipped[src]["cwd"],
+                lambda one: subprocess.run(one["command"], cwd=one["cwd"],
                                            stdout=subprocess.DEVNULL,
-                                           stderr=subprocess.DEVNULL).returncode, todo))
+                                           stderr=subprocess.DEVNULL).returncode, runs))
         failed += sum(1 for r in results if r != 0)
         scanned.update(todo)
 
-    # (A unit's object tells what its text may not spell: a definition whose name a macro
+    # (A unit's objects tell what its text may not spell: a definition whose name a macro
     # pastes together, libzstd's XXH_NAMESPACE making XXH64 ZSTD_XXH64.)
-    products = {e["source"]: e.get("product") for e in entries if e.get("scan")}
-
     def names(src, pattern, need):
         if _mentions(src, pattern):
             return True
         from . import elf
-        product = products.get(src)
-        return bool(product and elf.symbols_among(product, sorted(need)))
+        return any(product and elf.symbols_among(product, sorted(need))
+                   for product in products.get(src, []))
 
     need = still_unknown(facts_dir, roots) if not everything else set()
     while need:

@@ -466,9 +466,25 @@ class RewriteConsumer : public ASTConsumer {
                                              "': " + llvm::toString(std::move(E)));
     }
 
+    /// The relocks of the original that rcl-cc's copy made resume points of CS
+    /// (UnlockWindow.h: `rcl_resume_N_k:` where each was written): each is recorded as a
+    /// section of its own, with CS's outcome, so that a build counts the original's lock
+    /// statements (a converted section's stretches after its relocks run delegated too).
+    void recordResumes(const SourceText &Text, const std::string &Given, const CriticalSection &CS,
+                       const FunctionDecl *Fn, SectionRecord::Outcome Result, const Refusal *Why) {
+        if (!Session.ReadingResolved) return;
+        for (unsigned K = CS.FirstIndex; K <= CS.LastIndex && K < CS.Block->size(); ++K)
+            walk(CS.Block->body_begin()[K], [&](const Stmt *S) {
+                const auto *Label = dyn_cast<LabelStmt>(S);
+                if (!Label || !Label->getDecl()->getName().starts_with("rcl_resume_")) return;
+                if (std::optional<unsigned> At = Text.offset(Label->getBeginLoc()))
+                    record(Text, Given, CS.LockName, *At, Fn, Result, Why, nullptr, true);
+            });
+    }
+
     void record(const SourceText &Text, const std::string &Given, const std::string &Lock,
                 unsigned Offset, const FunctionDecl *Fn, SectionRecord::Outcome Result,
-                const Refusal *Why, const CriticalSection *CS) {
+                const Refusal *Why, const CriticalSection *CS, bool Said = false) {
         SectionRecord R;
         R.Lock = Lock;
         R.File = Given;
@@ -487,7 +503,7 @@ class RewriteConsumer : public ASTConsumer {
             R.UnknownCallees = Why->UnknownCallees;
             const SourceManager &SM = Text.sourceManager();
             PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Why->Loc));
-            if (!Session.Quiet && P.isValid())
+            if (!Session.Quiet && !Said && P.isValid())
                 llvm::raw_string_ostream(Diagnostics)
                     << P.getFilename() << ":" << P.getLine() << ":" << P.getColumn()
                     << ": rcl: cannot convert critical section: " << Why->Reason << "\n";
@@ -670,6 +686,7 @@ class RewriteConsumer : public ASTConsumer {
                                      CS.Refused->JoinFrom});
                 record(Text, Given, CS.LockName, CS.LockOffset, Fn, SectionRecord::Refused,
                        &*CS.Refused, nullptr);
+                recordResumes(Text, Given, CS, Fn, SectionRecord::Refused, &*CS.Refused);
                 continue;
             }
             Converted.push_back(CS.Whole);
@@ -688,6 +705,7 @@ class RewriteConsumer : public ASTConsumer {
                 }
             record(Text, Given, CS.LockName, CS.LockOffset, Fn, SectionRecord::Converted, nullptr,
                    &CS);
+            recordResumes(Text, Given, CS, Fn, SectionRecord::Converted, nullptr);
         }
         for (const OtherSite &Site : Others) {
             unsigned Line = Text.line(Site.Offset);

@@ -165,8 +165,11 @@ out:
     return 1;
 }
 // KEPT: unlock-window.c:[[# @LINE-8]]:9: rcl: cannot convert critical section: the lock is released and taken again inside the critical section{{$}}
-// (Its stretch from the relock on converts: the copy joins it into the `if`, BranchJoin.h; clean5's trylock below is refused too.)
-// ERR: rcl: summary: 4 converted, 4 refused
+// (Its stretch from the relock on converts: the copy joins it into the `if`, BranchJoin.h;
+// clean5's trylock below is refused too. A relock the copy made a resume point counts as a
+// section of its own, with its section's outcome: 3 relocks of converted sections, and tidy's,
+// refused with its section.)
+// ERR: rcl: summary: 8 converted, 4 refused
 
 // A variable with a cleanup, which runs at the end of its block with the lock held (the cleanup
 // finds it so), stays there: refused in both, and its relock's stretch is not joined either (the

@@ -36,9 +36,10 @@
 //   - the variables declared in the section whose scope holds a resume point (its goto jumps
 //     over their declarations, and their values must outlive each stretch) are declared before
 //     the lock instead, each the only variable of its declaration, with a name no other
-//     declaration of the function has and no other entity the section or W names, not const,
-//     static, register or variably modified, and without an initializer list; their
-//     initializers stay where they were, as assignments;
+//     declaration of the function has and no other entity the section or W names, not static,
+//     register, variably modified or cleaned up (`__attribute__((cleanup))`, which would run
+//     at the section's end), and without an initializer list; their initializers stay where
+//     they were, as assignments (a const one is declared without its const, its type printed);
 //   - the section declares no type.
 // rcl-cc's copy only (CopyResolution): `rcl convert`, whose output a person keeps, refuses the
 // section with the reason instead.

@@ -231,9 +231,14 @@ bool SectionFinder::fallsThrough(const Stmt *S, const MutexRef *Released) const 
     if (isNeverReturningCall(S)) return false;
     if (Released && isOperationOn(S, LockOp::Unlock, *Released)) return false;
     if (const auto *Block = dyn_cast<CompoundStmt>(S)) {
+        // After a statement that does not fall through, control comes back at a label or case
+        // that a jump reaches (`goto out; ... resume: ...;`, UnlockWindow.h's resume points):
+        // the block's end is reached when it is from the last of them.
+        bool Reached = true;
         for (const Stmt *Child : Block->body())
-            if (!fallsThrough(Child, Released)) return false;
-        return true;
+            if (Reached || isa<LabelStmt, SwitchCase>(Child))
+                Reached = fallsThrough(Child, Released);
+        return Reached;
     }
     if (const auto *If = dyn_cast<IfStmt>(S))
         return fallsThrough(If->getThen(), Released) || !If->getElse() ||

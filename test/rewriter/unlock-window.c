@@ -169,7 +169,7 @@ out:
 // clean5's trylock below is refused too. A relock the copy made a resume point counts as a
 // section of its own, with its section's outcome: 3 relocks of converted sections, and tidy's,
 // refused with its section.)
-// ERR: rcl: summary: 8 converted, 4 refused
+// ERR: rcl: summary: 12 converted, 4 refused
 
 // A variable with a cleanup, which runs at the end of its block with the lock held (the cleanup
 // finds it so), stays there: refused in both, and its relock's stretch is not joined either (the
@@ -200,6 +200,41 @@ static void tidy(int k)
 }
 // KEPT: unlock-window.c:[[# @LINE-5]]:9: rcl: cannot convert critical section: the lock is released and taken again inside the critical section{{$}}
 
+// A pool worker written as libzstd's POOL_thread: its last statement a block that takes a job,
+// lets the lock go to run it, takes it again and releases it at the block's end; shut down, it
+// returns. The section then ends three ways: returning, leaving for the stretch, and at its end
+// (whose exit, the jump to the stretch once read as the block's end, ran the job again).
+#define POOL_JOBS 2000
+static pthread_mutex_t pm = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pool_ready = PTHREAD_COND_INITIALIZER;
+static int pool_queue[POOL_JOBS], pool_head, pool_tail, pool_stop;
+static long pool_sum, pool_done;
+
+static void *pool_worker(void *arg)
+{
+    for (;;) {
+        pthread_mutex_lock(&pm);
+        while (pool_head == pool_tail && !pool_stop)
+            pthread_cond_wait(&pool_ready, &pm);
+        if (pool_head == pool_tail) {
+            pthread_mutex_unlock(&pm);
+            return arg;
+        }
+        {
+            int job = pool_queue[pool_head++];
+            pthread_mutex_unlock(&pm);
+            __atomic_add_fetch(&pool_sum, job, __ATOMIC_RELAXED);
+            pthread_mutex_lock(&pm);
+            pool_done++;
+            pthread_mutex_unlock(&pm);
+        }
+    }
+}
+// CHECK: int rcl_exit = rcl_delegate_ctx(&pm, rcl_cs_pool_worker_1, &rcl_ctx, sizeof rcl_ctx); if (rcl_exit == 1) {
+// CHECK: return arg;
+// CHECK: } else if (rcl_exit == 2) {
+// CHECK: goto rcl_window_{{[0-9]+}}_1;
+
 static void *worker(void *arg)
 {
     int t = (int)(long)arg, k;
@@ -223,18 +258,35 @@ int main(void)
         jobs[i].next = i + 1 < JOBS ? &jobs[i + 1] : NULL;
     }
     head = &jobs[0];
+    pthread_t pool[2];
+    for (i = 0; i < 2; i++)
+        pthread_create(&pool[i], NULL, pool_worker, NULL);
     for (i = 0; i < THREADS; i++)
         pthread_create(&t[i], NULL, worker, (void *)(long)i);
+    for (i = 0; i < POOL_JOBS; i++) {
+        pthread_mutex_lock(&pm);
+        pool_queue[pool_tail++] = i;
+        pthread_cond_signal(&pool_ready);
+        pthread_mutex_unlock(&pm);
+    }
+    pthread_mutex_lock(&pm);
+    pool_stop = 1;
+    pthread_cond_broadcast(&pool_ready);
+    pthread_mutex_unlock(&pm);
+    for (i = 0; i < 2; i++)
+        pthread_join(pool[i], NULL);
     for (i = 0; i < THREADS; i++)
         pthread_join(t[i], NULL);
     for (i = 0; i < JOBS; i++)
         sum += jobs[i].result;
     printf("value %ld failures %ld; done %ld sum %ld; total3 %ld steps3 %ld; n4 %ld; n5 %ld "
-           "cleaned5 %ld\n", value, failures, done, sum, total3, steps3, n4, n5, cleaned5);
+           "cleaned5 %ld; pool %ld of %ld\n", value, failures, done, sum, total3, steps3, n4, n5,
+           cleaned5, pool_sum, pool_done);
     return 0;
 }
 // Every stretch is a delegation of its own: lookup 6,000 + 1,500 (its keys divisible by 4),
 // drain 3 + 3,000, batch 6,000 + 12,000 (its loops' steps) + 2,400 (odd n), and leaves' joined
-// relock stretch 3,750 (k % 8 from 1 to 5), 34,653 in all.
+// relock stretch 3,750 (k % 8 from 1 to 5), the pool's 2,000 jobs twice and its workers' last
+// sections, 2 (each job's waits for it are inside one), and main's 2,001: 40,656 in all.
 // STATS: rcl: mode delegate
-// STATS: rcl: server 0 (cpu {{[0-9]+}}): 34653 sections served
+// STATS: rcl: server 0 (cpu {{[0-9]+}}): 40656 sections served

@@ -253,12 +253,11 @@ splitUnlockWindows(ASTContext &Ctx, const SourceText &Text, const LockApi &Api,
                     Named && !Moved.count(Named) && Names.count(Named->getNameAsString()))
                     Fails = true;
     });
-    for (const Stmt *S : Statements)
-        walk(S, [&](const Stmt *N) {
-            if (const auto *Ref = dyn_cast<DeclRefExpr>(N))
-                if (!Moved.count(Ref->getDecl()) && Names.count(Ref->getDecl()->getNameAsString()))
-                    Fails = true;
-        });
+    walk(Fn->getBody(), [&](const Stmt *N) { // (after the section too: they stay in scope)
+        if (const auto *Ref = dyn_cast<DeclRefExpr>(N))
+            if (!Moved.count(Ref->getDecl()) && Names.count(Ref->getDecl()->getNameAsString()))
+                Fails = true;
+    });
     if (Fails) return std::nullopt;
 
     // The edits. The names are the lock statement's offset's: unique in the file.
@@ -275,9 +274,13 @@ splitUnlockWindows(ASTContext &Ctx, const SourceText &Text, const LockApi &Api,
     // Each made address-taken (`(void)&v;`), and so are the function's variables that a window
     // uses: the section's context then holds their address, not their value, which the first
     // stretch would read before the original ever assigns it (an indeterminate value).
-    std::string Open = "{ int " + Stage + " = 0;";
+    // They are declared before the block that holds the section, in the section's own block:
+    // one declared there is read after the section too (jemalloc's arena_malloc_small returns
+    // the `ret` its section sets).
+    std::string Open;
     for (const Hoisted &H : Hoists)
-        Open += " " + H.Declaration + " (void)&" + H.Var->getNameAsString() + ";";
+        Open += H.Declaration + " (void)&" + H.Var->getNameAsString() + "; ";
+    Open += "{ int " + Stage + " = 0;";
     std::set<const VarDecl *> Used;
     for (const Window &W : Windows)
         for (unsigned K = W.Unlock + 1; K < W.Relock; ++K)

@@ -42,6 +42,7 @@ static long lookup(int key)
 {
     long r;
     pthread_mutex_lock(&m);
+    long before = value; // (declared in the section's block, read after the section)
     if (valid) {
         if (key % 4 == 0) {
             int st;
@@ -58,11 +59,11 @@ static long lookup(int key)
     }
     r = value;
     pthread_mutex_unlock(&m);
-    return r;
+    return r >= before ? r : -1;
 }
 // KEPT: unlock-window.c:[[# @LINE-11]]:13: rcl: cannot convert critical section: the lock is released and taken again inside the critical section; rcl-cc and `rcl build` run the stretches between the unlock and the lock taken again on the caller's side in their copy, the section leaving before each and resuming after it (`rcl convert` does not)
 // The call site: the hoisted declarations, address-taken, and the label the caller goes back to.
-// CHECK: { int rcl_stage_[[N:[0-9]+]] = 0; int st; (void)&st; int err; (void)&err; long seen; (void)&seen; rcl_top_[[N]]:; {
+// CHECK: long before; (void)&before; int st; (void)&st; int err; (void)&err; long seen; (void)&seen; { int rcl_stage_[[N:[0-9]+]] = 0; rcl_top_[[N]]:; {
 // CHECK: rcl_delegate_ctx(&m, rcl_cs_lookup_1, &rcl_ctx, sizeof rcl_ctx) == 1) {
 // CHECK: goto rcl_window_[[N]]_1;
 // The stretch, on its own lines, then the line after the section's unlock.
@@ -138,7 +139,7 @@ static int batch(int n)
     pthread_mutex_unlock(&m3);
     return 0;
 }
-// CHECK: { int rcl_stage_[[B:[0-9]+]] = 0; int i; (void)&i; long part; (void)&part; bool odd; (void)&odd; int twice; (void)&twice; rcl_top_[[B]]:; {
+// CHECK: int i; (void)&i; long part; (void)&part; bool odd; (void)&odd; int twice; (void)&twice; { int rcl_stage_[[B:[0-9]+]] = 0; rcl_top_[[B]]:; {
 // CHECK: if (0) { rcl_window_[[B]]_1: {
 // CHECK: twice = slow(i);
 // CHECK: goto rcl_top_[[B]]; rcl_window_[[B]]_2: {

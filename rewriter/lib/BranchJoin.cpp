@@ -14,11 +14,6 @@ namespace rcl {
 
 namespace {
 
-const Stmt *parentOf(ASTContext &Ctx, const Stmt *S) {
-    DynTypedNodeList Parents = Ctx.getParents(*S);
-    return Parents.size() == 1 ? Parents[0].get<Stmt>() : nullptr;
-}
-
 /// The leaves of an `if` chain, in order: each `then`, the last `else` (null where it is
 /// missing: the chain's last `if` is returned as Open).
 void leavesOf(const IfStmt *If, std::vector<const Stmt *> &Leaves, const IfStmt *&Open) {
@@ -29,10 +24,6 @@ void leavesOf(const IfStmt *If, std::vector<const Stmt *> &Leaves, const IfStmt 
         Leaves.push_back(If->getElse());
     else
         Open = If;
-}
-
-unsigned newlines(llvm::StringRef Text) {
-    return static_cast<unsigned>(Text.count('\n'));
 }
 
 } // namespace

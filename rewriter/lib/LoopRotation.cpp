@@ -44,10 +44,6 @@ void jumpsOf(const Stmt *S, bool InSwitch, std::vector<const ContinueStmt *> &Co
         jumpsOf(Child, InSwitch || isa<SwitchStmt>(S), Continues, Breaks);
 }
 
-unsigned newlines(llvm::StringRef Text) {
-    return static_cast<unsigned>(Text.count('\n'));
-}
-
 } // namespace
 
 std::optional<std::vector<TextEdit>>

@@ -476,7 +476,7 @@ class RewriteConsumer : public ASTConsumer {
         for (unsigned K = CS.FirstIndex; K <= CS.LastIndex && K < CS.Block->size(); ++K)
             walk(CS.Block->body_begin()[K], [&](const Stmt *S) {
                 const auto *Label = dyn_cast<LabelStmt>(S);
-                if (!Label || !Label->getDecl()->getName().starts_with("rcl_resume_")) return;
+                if (!Label || !Label->getDecl()->getName().starts_with(ResumeLabel)) return;
                 if (std::optional<unsigned> At = Text.offset(Label->getBeginLoc()))
                     record(Text, Given, CS.LockName, *At, Fn, Result, Why, nullptr, true);
             });

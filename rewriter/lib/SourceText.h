@@ -27,6 +27,12 @@ struct TextEdit {
     std::string Text;
 };
 
+/// The line breaks in Text: what an edit that moves Text away leaves in its place, so that the
+/// lines after it keep their numbers.
+inline unsigned newlines(llvm::StringRef Text) {
+    return static_cast<unsigned>(Text.count('\n'));
+}
+
 /// Maps statements of one file (the main file of a translation unit) to byte ranges. A
 /// statement spelled partly inside a macro body has no range: it cannot be edited.
 class SourceText {

@@ -4,11 +4,9 @@
 #include "StmtWalk.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/Expr.h"
-#include "clang/AST/ParentMapContext.h"
-#include <algorithm>
-#include <map>
-#include <set>
 #include "llvm/Support/raw_ostream.h"
+#include <algorithm>
+#include <set>
 
 using namespace clang;
 
@@ -29,10 +27,6 @@ std::string withoutSpaces(llvm::StringRef Text) {
     for (char C : Text)
         if (!isspace(static_cast<unsigned char>(C))) Out += C;
     return Out;
-}
-
-unsigned newlines(llvm::StringRef Text) {
-    return static_cast<unsigned>(Text.count('\n'));
 }
 
 /// Whether a break or continue in S leaves S (not one of a loop or switch nested in it).
@@ -142,11 +136,8 @@ splitUnlockWindows(ASTContext &Ctx, const SourceText &Text, const LockApi &Api,
     for (const Window &W : Windows) {
         std::set<const Stmt *> Holders;
         const Stmt *Up = W.Block;
-        while (Up && Up != Block) {
+        for (; Up && Up != Block; Up = parentOf(Ctx, Up))
             Holders.insert(Up);
-            DynTypedNodeList Parents = Ctx.getParents(*Up);
-            Up = Parents.size() == 1 ? Parents[0].get<Stmt>() : nullptr;
-        }
         if (!Up) return std::nullopt;
         Holders.insert(Block);
         Resumes.push_back({std::move(Holders), W.RelockText.Begin});
@@ -158,8 +149,7 @@ splitUnlockWindows(ASTContext &Ctx, const SourceText &Text, const LockApi &Api,
             for (const Decl *Each : D->decls())
                 if (!isa<VarDecl>(Each)) Fails = true; // a type, a function declaration
             if (Fails) return;
-            DynTypedNodeList Parents = Ctx.getParents(*D);
-            const Stmt *Parent = Parents.size() == 1 ? Parents[0].get<Stmt>() : nullptr;
+            const Stmt *Parent = parentOf(Ctx, D);
             std::optional<unsigned> Before = Text.expansionOffset(D->getBeginLoc());
             bool HoldsResume = !Parent || !Before;
             for (const auto &[Holders, Resume] : Resumes)
@@ -246,24 +236,22 @@ splitUnlockWindows(ASTContext &Ctx, const SourceText &Text, const LockApi &Api,
     }
     for (const ParmVarDecl *P : Fn->parameters())
         if (Names.count(P->getNameAsString())) return std::nullopt;
-    walk(Fn->getBody(), [&](const Stmt *N) {
+    auto other = [&](const NamedDecl *D) {
+        return !Moved.count(D) && Names.count(D->getNameAsString());
+    };
+    walk(Fn->getBody(), [&](const Stmt *N) { // (after the section too: they stay in scope)
         if (const auto *D = dyn_cast<DeclStmt>(N))
             for (const Decl *Each : D->decls())
-                if (const auto *Named = dyn_cast<NamedDecl>(Each);
-                    Named && !Moved.count(Named) && Names.count(Named->getNameAsString()))
+                if (const auto *Named = dyn_cast<NamedDecl>(Each); Named && other(Named))
                     Fails = true;
-    });
-    walk(Fn->getBody(), [&](const Stmt *N) { // (after the section too: they stay in scope)
-        if (const auto *Ref = dyn_cast<DeclRefExpr>(N))
-            if (!Moved.count(Ref->getDecl()) && Names.count(Ref->getDecl()->getNameAsString()))
-                Fails = true;
+        if (const auto *Ref = dyn_cast<DeclRefExpr>(N); Ref && other(Ref->getDecl())) Fails = true;
     });
     if (Fails) return std::nullopt;
 
     // The edits. The names are the lock statement's offset's: unique in the file.
     const std::string N = std::to_string(LockRange->Begin);
     const std::string Stage = "rcl_stage_" + N, Top = "rcl_top_" + N;
-    auto resume = [&](size_t K) { return "rcl_resume_" + N + "_" + std::to_string(K + 1); };
+    auto resume = [&](size_t K) { return ResumeLabel.str() + N + "_" + std::to_string(K + 1); };
     auto window = [&](size_t K) { return "rcl_window_" + N + "_" + std::to_string(K + 1); };
     std::vector<TextEdit> Out, InWindows;
     for (const Hoisted &H : Hoists) {

@@ -59,6 +59,10 @@
 
 namespace rcl {
 
+/// What the labels of the resume points begin with (`rcl_resume_N_k`): RewriteAction records
+/// each as a section of its own.
+inline constexpr llvm::StringLiteral ResumeLabel = "rcl_resume_";
+
 /// The edits that let the section of Mutex from statement LockIndex to statement Last of Block
 /// (of function Fn) run its windows on its caller (above), or nothing when it has none or they
 /// cannot be moved. LineDirective(Offset): a `#line` directive naming the line of the original

@@ -288,6 +288,26 @@ bool ProjectFacts::save(const std::string &Dir, const std::string &Unit, const U
     // One file per unit, named after its real path, replaced atomically (parallel builds).
     std::string Path = Dir + "/" + unitKey(Unit) + ".facts";
     std::string Tmp = Path + ".tmp" + std::to_string(getpid());
+    // Read, merged and replaced under the directory's lock: two compiles of one unit at once (a
+    // parallel make, rcl build reading a unit with each of its compiles) would each keep the
+    // records of neither, and the last rename would lose the other's.
+    int LockFD = -1;
+    if (std::error_code EC = llvm::sys::fs::openFileForWrite(
+            Dir + "/.save.lock", LockFD, llvm::sys::fs::CD_OpenAlways, llvm::sys::fs::OF_None)) {
+        Error = "cannot open " + Dir + "/.save.lock: " + EC.message();
+        return false;
+    }
+    struct Unlock {
+        int FD;
+        ~Unlock() {
+            llvm::sys::fs::unlockFile(FD);
+            ::close(FD);
+        }
+    } Held{LockFD};
+    if (std::error_code EC = llvm::sys::fs::lockFile(LockFD)) {
+        Error = "cannot lock " + Dir + "/.save.lock: " + EC.message();
+        return false;
+    }
     // A unit compiled again with other flags (libtool's PIC and static objects: libxml2's
     // elfgcchack.h renames every wrapper of the PIC compile to `x__internal_alias`) keeps what
     // the other compile recorded under names, pairs and mutexes this one does not have: each

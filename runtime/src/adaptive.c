@@ -93,6 +93,11 @@
  *     trial waits until three were measured: one slow epoch (the first,
  *     threads starting) must not decide a run (docs/runtime.md, "Why one run decided
  *     otherwise than the next");
+ *   - one trial at a time: a trial judged by calls per second measures the whole program's
+ *     pace, and so does every other lock's epoch meanwhile; such a trial holds a token for the
+ *     process (close_epoch, trial_live), another lock's trial waits for it
+ *     (RCL_REASON_OTHER_TRIAL), and an epoch that overlapped it is no lock's reference (a thread
+ *     pool's two locks tried at once: one "won" on the other's end, docs/runtime.md);
  *   - preempted (issue 31: beside busy processes, the server's CPU is contended): a
  *     delegated epoch reads how much of the time the lock's server wanted its CPU it waited
  *     for it (preempt.c, the kernel's schedstat); a quarter or more, with the lock's calls per
@@ -183,8 +188,9 @@ struct rcl_lock_entry {
     unsigned last_callers;     /* how many the closer counted over the previous window */
     /* the decision: the epoch's closer only */
     struct rcl_adaptive_state st;
-    uint64_t epoch_began; /* rcl_ticks() when the current epoch began (its closer) */
-    uint32_t seen_waits;  /* `waits` when the closer last looked */
+    uint64_t epoch_began;    /* rcl_ticks() when the current epoch began (its closer) */
+    uint64_t epoch_began_ms; /* ... CLOCK_MONOTONIC, in ms (its closer: "one trial at a time") */
+    uint32_t seen_waits;     /* `waits` when the closer last looked */
     /* counted under the mutex */
     uint64_t calls __attribute__((aligned(RCL_CACHE_LINE)));
     uint64_t delegated;
@@ -360,7 +366,9 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
                    ep->now_ns - st->waiting_seen_ns < RCL_CROWDED_TRIAL_NS;
     __atomic_store_n(&st->est[cur], steady ? rcl_smooth(st->est[cur], mean) : mean,
                      __ATOMIC_RELAXED);
-    if (steady && wall) note_wall(st, cur, wall);
+    /* (an epoch during another lock's trial by calls per second measured that trial as much as
+     * this path: not a reference; see "one trial at a time") */
+    if (steady && wall && !ep->other_trial) note_wall(st, cur, wall);
     st->epochs++;
     /* Preempted: the lock delegates, its server waited for its CPU a quarter of the time it
      * wanted it, and the lock's calls per second fell clearly below the local path's (by twice
@@ -588,6 +596,7 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
         return false;
     }
     enum rcl_reason hold = RCL_REASON_NONE; /* why the server is not tried now */
+    bool timed = crowded || waiting;        /* a trial now would be judged by calls per second */
     crowded = crowded && other == RCL_PATH_DELEGATE;
     waiting = waiting && other == RCL_PATH_DELEGATE;
     uint64_t last = st->trial_ns > st->crowded_since_ns ? st->trial_ns : st->crowded_since_ns;
@@ -606,6 +615,8 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
         hold = RCL_REASON_SERVER_PREEMPTED;
     else if ((crowded || waiting) && ep->now_ns - last < crowded_wait(st) && !overtaken)
         hold = waiting ? RCL_REASON_CONDITION_WAITS : RCL_REASON_CROWDED;
+    else if (timed && ep->other_trial)
+        hold = RCL_REASON_OTHER_TRIAL; /* either way: one trial at a time */
     else if (other == RCL_PATH_DELEGATE && ep->server_saturated)
         hold = RCL_REASON_SERVER_SATURATED;
     if (hold != RCL_REASON_NONE) {
@@ -614,12 +625,14 @@ bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
         st->explore_in =
             st->explore_every < 1 || hold != RCL_REASON_SERVER_SATURATED ? 1 : st->explore_every;
         st->due_ns = hold == RCL_REASON_SERVER_PREEMPTED ? st->preempt_seen_ns + st->preempt_wait_ns
-                     : hold != RCL_REASON_SERVER_SATURATED ? last + crowded_wait(st)
-                                                           : 0;
+                     : hold == RCL_REASON_CROWDED || hold == RCL_REASON_CONDITION_WAITS
+                         ? last + crowded_wait(st)
+                         : 0;
         st->reason = hold;
         return false;
     }
     st->exploring = true;
+    st->explore_timed = timed;
     st->reason = RCL_REASON_EXPLORING;
     if (other == RCL_PATH_DELEGATE) {
         st->trial_ns = ep->now_ns;
@@ -769,6 +782,34 @@ static void log_decision(struct rcl_lock_entry *e, uint32_t word, const struct r
     }
 }
 
+/* One trial at a time: a trial judged by calls per second (a crowded or waiting lock's, either
+ * way) measures the whole program's pace, and so does every other lock's epoch meanwhile. Two
+ * locks of a thread pool tried at once (their first trials fall due together, 50 ms after the
+ * start) each saw the other's trial in its calls per second: the result lock's trial of the
+ * server "won" by 2.6x when the queue lock's losing trial ended in the middle of it, and the
+ * lock delegated for the rest of the run (rcl-bench-cond's pool, 1 job in flight: 12-21 % of
+ * runs delegated, at 0.60-0.94x of the original). So such a trial holds a token for the process
+ * while it runs (trial_live: the owner's slot + 1 in the top 16 bits, the milliseconds
+ * (CLOCK_MONOTONIC) until which it holds in the others; renewed by each of its epochs, so a lock
+ * that stops being called mid-trial releases it by itself within RCL_TRIAL_HOLD_MS), and leaves
+ * when it ended (trial_ended, same layout). Another lock's trial waits for it
+ * (RCL_REASON_OTHER_TRIAL), and an epoch that overlapped it is no lock's reference (its calls per
+ * second are not its path's). Written by epoch closers, each for its own slot: CAS to take a
+ * free or lapsed token, CAS to give it back; a take that races with another's (both found it
+ * free in the same instant) loses the CAS and runs anyway, untracked -- the two trials then
+ * overlap as before; this is a measurement's hygiene, not a correctness protocol. */
+#define RCL_TRIAL_HOLD_MS 50
+static _Atomic uint64_t trial_live, trial_ended;
+static inline uint64_t trial_word(long slot, uint64_t ms) {
+    return (uint64_t)(slot + 1) << 48 | (ms & ((1ull << 48) - 1));
+}
+static inline long trial_owner(uint64_t w) {
+    return (long)(w >> 48) - 1;
+}
+static inline uint64_t trial_ms(uint64_t w) {
+    return w & ((1ull << 48) - 1);
+}
+
 static void close_epoch(struct rcl_lock_entry *e, struct rcl_server *s) {
     uint32_t zero = 0;
     if (!atomic_compare_exchange_strong_explicit(&e->closing, &zero, 1, memory_order_acquire,
@@ -798,9 +839,29 @@ static void close_epoch(struct rcl_lock_entry *e, struct rcl_server *s) {
         uint32_t waits = atomic_load_explicit(&e->waits, memory_order_relaxed);
         ep.waited = waits != e->seen_waits;
         e->seen_waits = waits;
+        /* another lock's trial by calls per second runs now, or ended during this epoch */
+        long slot = (long)(e - table);
+        uint64_t now_ms = ep.now_ns / 1000000, began_ms = e->epoch_began_ms;
+        uint64_t live = atomic_load_explicit(&trial_live, memory_order_relaxed);
+        uint64_t ended = atomic_load_explicit(&trial_ended, memory_order_relaxed);
+        ep.other_trial = (live && trial_owner(live) != slot && trial_ms(live) >= now_ms) ||
+                         (ended && trial_owner(ended) != slot && trial_ms(ended) >= began_ms);
+        e->epoch_began_ms = now_ms;
         bool confirming = e->st.confirming;
         if (rcl_adaptive_decide(&e->st, cur, &ep))
             cur = cur == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
+        bool trying =
+            e->st.exploring ? e->st.explore_timed : e->st.confirming && e->st.confirm_until_ns;
+        if (trying) { /* take the token, or renew ours */
+            if (!live || trial_owner(live) == slot || trial_ms(live) < now_ms)
+                atomic_compare_exchange_strong_explicit(
+                    &trial_live, &live, trial_word(slot, now_ms + RCL_TRIAL_HOLD_MS),
+                    memory_order_relaxed, memory_order_relaxed);
+        } else if (live && trial_owner(live) == slot &&
+                   atomic_compare_exchange_strong_explicit(
+                       &trial_live, &live, 0, memory_order_relaxed, memory_order_relaxed)) {
+            atomic_store_explicit(&trial_ended, trial_word(slot, now_ms), memory_order_relaxed);
+        }
         if (e->st.exploring)
             atomic_store_explicit(&e->warmup, RCL_EXPLORE_WARMUP, memory_order_relaxed);
         /* Settled (the last explorations lost, nothing to confirm): sampling one call in
@@ -976,6 +1037,8 @@ static const char *reason_text(enum rcl_reason r) {
         return "its sections wait on a condition: the server is tried rarely";
     case RCL_REASON_SERVER_PREEMPTED:
         return "the server was preempted: its CPU is contended";
+    case RCL_REASON_OTHER_TRIAL:
+        return "another lock's trial is running: one at a time";
     }
     return "?";
 }

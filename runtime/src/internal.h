@@ -549,6 +549,7 @@ enum rcl_reason {
     RCL_REASON_CROWDED,
     RCL_REASON_CONDITION_WAITS,
     RCL_REASON_SERVER_PREEMPTED,
+    RCL_REASON_OTHER_TRIAL,
 };
 
 /* The adaptive policy's state for one lock (adaptive.c's design comment). Zeroed: new. */
@@ -571,6 +572,7 @@ struct rcl_adaptive_state {
     bool crowded_trial;        /* the last trial of the server was a crowded or waiting one */
     bool crowded_tried;        /* a crowded or waiting trial happened (the first comes early) */
     bool by_rate;              /* the trial being confirmed is judged by calls per second */
+    bool explore_timed;        /* the exploration running leads a trial by calls per second */
     uint64_t confirm_sum;      /* their means so far */
     uint64_t wall[2]; /* each path's wall time per sample: recent_wall's median (0: none) */
     uint64_t recent_wall[2][3]; /* the last three steady epochs' of each path, newest first */
@@ -602,6 +604,8 @@ struct rcl_epoch {
     bool waited;           /* its sections waited on a condition during the epoch */
     unsigned preempted;    /* delegated: of the time the server wanted its CPU lately, the part
                               it waited for it (permille; preempt.c); 0: none or unknown */
+    bool other_trial;      /* another lock's trial by calls per second ran during the epoch, or
+                              runs now (adaptive.c, "one trial at a time") */
 };
 RCL_HIDDEN bool rcl_adaptive_decide(struct rcl_adaptive_state *st, enum rcl_path cur,
                                     const struct rcl_epoch *ep);

@@ -17,7 +17,8 @@
 // stays); a held trial of the server says when it is due, and where delegation wins decisively
 // the lock looks at local rarely and briefly; a lock whose local path gets slower than the
 // server was in its last trial tries it again without waiting its second; one stalled epoch
-// does not decide a trial, and a trial's calls per second are its epochs' mean.
+// does not decide a trial, and a trial's calls per second are its epochs' mean; a crowded lock
+// waits while another lock's trial runs, and the epochs during it are not its references.
 // RUN: %cc %rcl_internal %s -o %t %rcl_libs
 // RUN: %t | FileCheck %s
 // CHECK: uncontended: local, 1000 epochs, delegated epochs 10, switches 0
@@ -44,6 +45,7 @@
 // CHECK: an alternating local path: delegate, switches 1, local epochs after the switch {{[0-9]+}}
 // CHECK: calls per second rise decisively, calls look slower: delegate, switched at epoch {{[0-9]}}, switches 1
 // CHECK: crowded, overtaken: delegate, the second trial at 1{{[0-9][0-9]}} ms, switches 1
+// CHECK: another lock's trial: local, switches 0, the first trial at 7{{[2-9]}} ms, held meanwhile: yes
 // CHECK: cpu share: 2 threads on 2 CPUs with a server: local 1000, delegated 1200 -> local
 // CHECK: cpu share: 4 threads confined to a CPU without server:
 // CHECK-SAME: local 4000, delegated 2400 -> delegate
@@ -55,7 +57,7 @@
 /* One epoch's measure: cost per call, wall time per sample (0: unknown), nothing else. */
 static bool decide(struct rcl_adaptive_state *st, enum rcl_path path, uint64_t mean, uint64_t wall,
                    bool saturated) {
-    struct rcl_epoch ep = {mean, wall, 0, saturated, false, false, 0};
+    struct rcl_epoch ep = {mean, wall, 0, saturated, false, false, 0, false};
     return rcl_adaptive_decide(st, path, &ep);
 }
 
@@ -211,7 +213,7 @@ int main(void) {
                                    false,
                                    trials_of[i].crowded,
                                    trials_of[i].waited,
-                                   0};
+                                   0, false};
             delegated += p == RCL_PATH_DELEGATE;
             bool exploring = cr.exploring;
             if (rcl_adaptive_decide(&cr, p, &ep)) {
@@ -250,7 +252,7 @@ int main(void) {
             bool preempted = ms > 300 && ms <= 3000;
             uint64_t w = p == RCL_PATH_LOCAL ? 1000 : preempted && !kept ? 6000 : 800;
             struct rcl_epoch ep = {pmean[p], w, (uint64_t)ms * 1000000, false, false, false,
-                                   p == RCL_PATH_DELEGATE && preempted ? 600 : 0};
+                                   p == RCL_PATH_DELEGATE && preempted ? 600 : 0, false};
             enum rcl_path was = p;
             if (rcl_adaptive_decide(&pr, p, &ep))
                 p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
@@ -294,7 +296,7 @@ int main(void) {
         p = RCL_PATH_LOCAL;
         for (int k = 1; k <= 100; k++) {
             uint64_t w = p == RCL_PATH_DELEGATE ? 1300 : k == 1 ? 0 : k == 2 ? 5000 : 1000;
-            struct rcl_epoch ep = {smean[p], w, (uint64_t)k * 60000000, false, true, false, 0};
+            struct rcl_epoch ep = {smean[p], w, (uint64_t)k * 60000000, false, true, false, 0, false};
             if (rcl_adaptive_decide(&sf, p, &ep))
                 p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
             if (p == RCL_PATH_DELEGATE && !first) first = k + 1; /* the epoch that tries it */
@@ -317,7 +319,7 @@ int main(void) {
         for (int ms = 1; ms <= 40; ms++) {
             uint64_t m = p == RCL_PATH_DELEGATE ? 100000 : 1000;
             uint64_t w = p == RCL_PATH_DELEGATE ? 1000000 : ms == 1 ? 0 : 1000;
-            struct rcl_epoch ep = {m, w, (uint64_t)ms * 1000000, false, ms > 2, false, 0};
+            struct rcl_epoch ep = {m, w, (uint64_t)ms * 1000000, false, ms > 2, false, 0, false};
             delegated += p == RCL_PATH_DELEGATE;
             if (rcl_adaptive_decide(&cs2, p, &ep))
                 p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
@@ -339,7 +341,7 @@ int main(void) {
             bool later = ms > 500;
             uint64_t m = p == RCL_PATH_DELEGATE ? 600 : later ? 3000 : 1000;
             uint64_t w = p == RCL_PATH_DELEGATE ? 700 : later ? 400 : 1000;
-            struct rcl_epoch ep = {m, w, (uint64_t)ms * 1000000, false, true, false, 0};
+            struct rcl_epoch ep = {m, w, (uint64_t)ms * 1000000, false, true, false, 0, false};
             if (rcl_adaptive_decide(&cb, p, &ep))
                 p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
             if (ms == 500) CHECK(cb.switches == 1); /* delegated (now and then a trial) */
@@ -361,7 +363,7 @@ int main(void) {
         p = RCL_PATH_LOCAL;
         for (int ms = 1; ms <= 1500; ms++) {
             struct rcl_epoch ep = {bmean[p], bwall[p], (uint64_t)ms * 1000000, false, true,
-                                   false,    0};
+                                   false,    0, false};
             enum rcl_path was = p;
             bool exploring = bl.exploring;
             if (rcl_adaptive_decide(&bl, p, &ep))
@@ -389,7 +391,7 @@ int main(void) {
         for (int ms = 1; ms <= 1500; ms++) {
             uint64_t w = p == RCL_PATH_LOCAL ? 3400 : sl.confirming && !in_trial++ ? 20000 : 1000;
             struct rcl_epoch ep = {
-                p == RCL_PATH_LOCAL ? 1000 : 600, w, (uint64_t)ms * 1000000, false, true, false, 0};
+                p == RCL_PATH_LOCAL ? 1000 : 600, w, (uint64_t)ms * 1000000, false, true, false, 0, false};
             if (rcl_adaptive_decide(&sl, p, &ep))
                 p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
             if (sl.switches && !switched) switched = ms;
@@ -411,7 +413,7 @@ int main(void) {
         for (int ms = 1; ms <= 1500; ms++) {
             uint64_t w = p == RCL_PATH_DELEGATE ? 1000 : ms < 200 ? 3400 : k++ % 4 == 3 ? 3300 : 750;
             struct rcl_epoch ep = {p == RCL_PATH_LOCAL ? 1000 : 600, w, (uint64_t)ms * 1000000,
-                                   false, true, false, 0};
+                                   false, true, false, 0, false};
             if (rcl_adaptive_decide(&al, p, &ep))
                 p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
             local_epochs += al.switches && p == RCL_PATH_LOCAL;
@@ -435,7 +437,7 @@ int main(void) {
             bool confirming = dw.confirming;
             uint64_t m = p == RCL_PATH_LOCAL ? 56000 : confirming ? dmeans[k++ % 4] : 27000;
             uint64_t w = p == RCL_PATH_LOCAL ? (i == 1 ? 0 : 320000) : dw.exploring ? 0 : 100000;
-            struct rcl_epoch ep = {m, w, (uint64_t)i * 3000000, false, false, false, 0};
+            struct rcl_epoch ep = {m, w, (uint64_t)i * 3000000, false, false, false, 0, false};
             if (rcl_adaptive_decide(&dw, p, &ep))
                 p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
             if (dw.switches && !switched) switched = i;
@@ -457,7 +459,7 @@ int main(void) {
         p = RCL_PATH_LOCAL;
         for (int ms = 1; ms <= 1500; ms++) {
             uint64_t w = p == RCL_PATH_DELEGATE ? 1300 : ms > 100 ? 2500 : 1000;
-            struct rcl_epoch ep = {1000, w, (uint64_t)ms * 1000000, false, true, false, 0};
+            struct rcl_epoch ep = {1000, w, (uint64_t)ms * 1000000, false, true, false, 0, false};
             bool exploring = ov.exploring;
             if (rcl_adaptive_decide(&ov, p, &ep)) {
                 p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
@@ -467,6 +469,35 @@ int main(void) {
         printf("crowded, overtaken: %s, the second trial at %d ms, switches %u\n", name(p), second,
                ov.switches);
         CHECK(p == RCL_PATH_DELEGATE && second > 100 && second < 200);
+    }
+
+    /* Another lock's trial (one trial at a time): from 40 to 71 ms another lock of the program
+     * tries its server, and the whole program runs at half its pace meanwhile (this crowded
+     * lock's calls per second halve on either path: wall 2000 local, 2200 delegated, against
+     * 1000 and 1100). The lock's own first trial falls due at 51 ms. Tried then, against the
+     * local path's epochs measured during the other trial, it ran on into the other trial's end
+     * and "won" (the pool's result lock, delegated for the rest of the run); now it waits until
+     * the other trial is over, its references are the epochs outside it, and its trial loses
+     * (1100 against 1000). */
+    {
+        struct rcl_adaptive_state ot = {0};
+        int first = 0;
+        bool held = false;
+        p = RCL_PATH_LOCAL;
+        for (int ms = 1; ms <= 400; ms++) {
+            bool other = ms >= 40 && ms <= 71;
+            uint64_t w = (p == RCL_PATH_DELEGATE ? 1100 : 1000) * (other ? 2 : 1);
+            struct rcl_epoch ep = {1000, w, (uint64_t)ms * 1000000, false, true, false, 0, other};
+            bool exploring = ot.exploring;
+            if (rcl_adaptive_decide(&ot, p, &ep)) {
+                p = p == RCL_PATH_LOCAL ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
+                if (p == RCL_PATH_DELEGATE && !exploring && !first) first = ms;
+            }
+            held |= ot.reason == RCL_REASON_OTHER_TRIAL;
+        }
+        printf("another lock's trial: %s, switches %u, the first trial at %d ms, held meanwhile: "
+               "%s\n",
+               name(p), ot.switches, first, held ? "yes" : "no");
     }
 
     /* The CPU share: delegation takes the server's CPU from the program while it runs. Raw

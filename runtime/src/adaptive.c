@@ -103,6 +103,9 @@
  *     for it (preempt.c, the kernel's schedstat); a quarter or more, with the lock's calls per
  *     second clearly below the local path's, sends the lock home at once and holds trials of
  *     the server for 100 ms, doubling while it recurs (up to 16 s).
+ * Where clients keep the servers' cores (a 2-core machine), a thread steps off them while it
+ * delegates and back on when it no longer does (step, placement.c "Stepping off"), so that a
+ * trial of the server and the delegated path run as delegate mode runs them.
  * Start: local (the original program's behaviour), with the first exploration after one epoch.
  * Mixed mode makes every mixture of local and delegated sections on one mutex correct, so a
  * decision may change at any call, and threads need not agree at any instant.
@@ -911,6 +914,39 @@ static void close_epoch(struct rcl_lock_entry *e, struct rcl_server *s) {
     atomic_store_explicit(&e->closing, 0, memory_order_release);
 }
 
+/* Stepping off the servers' cores while the thread delegates (placement.c, "Stepping off"):
+ * the lock that moved it off (NULL: on), its last delegated call, and whether it looked at its
+ * CPUs yet or found them chosen by the program. Its own thread only. */
+static RCL_TLS struct {
+    struct rcl_lock_entry *e;
+    uint64_t last; /* rcl_ticks() */
+    bool seen, refused;
+} tls_step;
+#define RCL_STEP_ON_MS 10 /* back on 10 ms after the thread's last delegated call */
+
+static void step(struct rcl_lock_entry *e, uint32_t path) {
+    if (!tls_step.seen) {
+        tls_step.seen = true;
+        rcl_placement_step_inherited(&rcl_rt.pl);
+    }
+    if ((path & RCL__PATH_RUN) == RCL_PATH_DELEGATE) { /* delegated, not a short exploration */
+        tls_step.last = rcl_ticks();
+        if (!tls_step.e && !tls_step.refused) {
+            if (rcl_placement_step_off(&rcl_rt.pl))
+                tls_step.e = e;
+            else
+                tls_step.refused = true;
+        }
+    } else if (tls_step.e) {
+        uint64_t now = rcl_ticks();
+        if (tls_step.e == e ||
+            now - tls_step.last > RCL_STEP_ON_MS * ticks_per_ms(now, rcl_now_ns())) {
+            rcl_placement_step_on(&rcl_rt.pl);
+            tls_step.e = NULL;
+        }
+    }
+}
+
 enum rcl_path rcl_adaptive_begin(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
                                  struct rcl_adaptive_call *call, bool *sample) {
     struct rcl__fast_way *w = rcl__fast_way_of(lock);
@@ -921,7 +957,9 @@ enum rcl_path rcl_adaptive_begin(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
     uint32_t flip = (uint32_t)rcl_rt.cfg.adaptive_flip;
     if (flip) { /* test knob: each thread alternates every `flip` calls */
         *sample = false;
-        return (++tls_flip_calls / flip) & 1 ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
+        enum rcl_path p = (++tls_flip_calls / flip) & 1 ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
+        if (call->e && rcl_rt.pl.step_clients && !rcl_self_server) step(call->e, p);
+        return p;
     }
     if (!call->e) {
         /* Not tracked (the table is full around the lock's hash: a program with thousands of
@@ -931,6 +969,7 @@ enum rcl_path rcl_adaptive_begin(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
         return RCL_PATH_LOCAL;
     }
     uint32_t path = atomic_load_explicit(&call->e->path, memory_order_relaxed);
+    if (rcl_rt.pl.step_clients && !rcl_self_server) step(call->e, path);
     /* An exploration times every call, so that it is short: a losing path costs few calls. Its
      * first RCL_EXPLORE_WARMUP calls are not timed: they pay for what only a switch costs once
      * (an idle server parked in the kernel wakes up, the data moves to its cache; measured: a

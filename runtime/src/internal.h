@@ -117,6 +117,8 @@ struct rcl_placement {
     cpu_set_t allowed;                /* PUs this process may use */
     cpu_set_t client_set;             /* allowed minus server PUs: where clients go when excluded */
     bool exclude_clients;
+    bool step_clients;    /* adaptive mode, clients not excluded: a thread steps off the servers'
+                             cores while a lock it calls delegates (placement.c, "Stepping off") */
     char clients_why[96]; /* adaptive mode with RCL_CLIENT_AFFINITY=auto: why (rcl-info) */
     int ncores, npus, nnuma;
     int nkinds;
@@ -140,6 +142,14 @@ RCL_HIDDEN int rcl_placement_bind_self(const struct rcl_placement *pl, int cpu);
 /* Keep the calling (client) thread off the server cores when so configured and when the
  * thread's affinity was not chosen by the program itself. */
 RCL_HIDDEN void rcl_placement_client_register(const struct rcl_placement *pl);
+/* Adaptive mode (pl->step_clients): move the calling thread off the servers' cores (returns
+ * false, and moves nothing, where the program chose the thread's CPUs), or back onto every
+ * allowed CPU (where it is still where rcl_placement_step_off put it). */
+RCL_HIDDEN bool rcl_placement_step_off(const struct rcl_placement *pl);
+RCL_HIDDEN void rcl_placement_step_on(const struct rcl_placement *pl);
+/* A thread's first adaptive call: one that inherited a stepped-off thread's CPUs at its
+ * creation is put back on every allowed CPU. */
+RCL_HIDDEN void rcl_placement_step_inherited(const struct rcl_placement *pl);
 
 /* ------------------------------------------------------------------ mailboxes */
 

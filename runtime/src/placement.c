@@ -319,6 +319,8 @@ void rcl_placement_init(struct rcl_placement *pl, const struct rcl_config *cfg) 
     pl->exclude_clients = room && (cfg->client_affinity == RCL_AFFINITY_EXCLUDE ||
                                    (cfg->client_affinity == RCL_AFFINITY_AUTO &&
                                     (cfg->mode != RCL_MODE_ADAPTIVE || adaptive_excludes(pl))));
+    pl->step_clients = room && !pl->exclude_clients && cfg->mode == RCL_MODE_ADAPTIVE &&
+                       cfg->client_affinity == RCL_AFFINITY_AUTO;
     if (cfg->client_affinity == RCL_AFFINITY_EXCLUDE && !room)
         rcl_warn("RCL_CLIENT_AFFINITY=exclude: the servers use every allowed CPU; clients are "
                  "not moved");
@@ -374,4 +376,52 @@ void rcl_placement_client_register(const struct rcl_placement *pl) {
     if (!CPU_EQUAL(&cur, &pl->allowed))
         return; /* the program chose this thread's CPUs: respect that */
     pthread_setaffinity_np(pthread_self(), sizeof pl->client_set, &pl->client_set);
+}
+
+/*
+ * Stepping off (adaptive mode where clients keep the servers' cores: RCL_CLIENT_AFFINITY=auto
+ * and the cores are more than 1/RCL_SMALL_SHARE of the PUs, a 2-core machine). Once a lock
+ * delegates, a client the scheduler puts on its server's core preempts the server, and every
+ * delegated section then waits for a time slice: on the 2-vCPU VM, emulated big/little with the
+ * lock delegated 96 % of each run, the delegated calls per second were 20 % lower in the runs
+ * where a client shared the server's CPU, which delegate mode never lets happen (0.79-0.86x of
+ * delegate mode in 5 runs of 10, docs/results.md, "Adaptive mode run after run, third pass").
+ * So a thread steps off the servers' cores while it delegates -- from the first call of a trial
+ * of the server (not of a 16-call exploration), so that the trial measures the path as it will
+ * run -- and back on once it no longer does (adaptive.c, rcl_adaptive_begin: at its next call
+ * that enters librcl on the local path of the lock that moved it, which includes every call of
+ * a look at local, or of any lock 10 ms after its last delegated call). A look at local is
+ * then measured with the thread's CPUs as the original program had them.
+ *  - The program's own choice is kept: a thread whose CPUs are not every allowed CPU is not
+ *    moved (rcl_placement_client_register's rule), and one the program moved meanwhile is not
+ *    moved back.
+ *  - A thread created while its creator was off inherits that; its first adaptive call puts it
+ *    back on (rcl_placement_step_inherited), once some thread of the process stepped off.
+ *  - Limit: a thread that steps off and never calls a converted lock again stays off.
+ * Cost: two system calls (get, set) per step, per thread; steps come with decisions, which
+ * come seldom once a lock settled.
+ */
+static _Atomic bool stepped; /* some thread stepped off (relaxed: a hint for new threads) */
+
+bool rcl_placement_step_off(const struct rcl_placement *pl) {
+    cpu_set_t cur;
+    if (pthread_getaffinity_np(pthread_self(), sizeof cur, &cur) != 0) return false;
+    /* Where a stepped-off thread would be: inherited from one (off already), or, before any
+     * thread stepped off, the program's own choice */
+    if (CPU_EQUAL(&cur, &pl->client_set))
+        return atomic_load_explicit(&stepped, memory_order_relaxed);
+    if (!CPU_EQUAL(&cur, &pl->allowed)) return false; /* the program chose: keep it */
+    atomic_store_explicit(&stepped, true, memory_order_relaxed);
+    return pthread_setaffinity_np(pthread_self(), sizeof pl->client_set, &pl->client_set) == 0;
+}
+
+void rcl_placement_step_on(const struct rcl_placement *pl) {
+    cpu_set_t cur;
+    if (pthread_getaffinity_np(pthread_self(), sizeof cur, &cur) != 0) return;
+    if (CPU_EQUAL(&cur, &pl->client_set)) /* the program did not move it meanwhile */
+        pthread_setaffinity_np(pthread_self(), sizeof pl->allowed, &pl->allowed);
+}
+
+void rcl_placement_step_inherited(const struct rcl_placement *pl) {
+    if (atomic_load_explicit(&stepped, memory_order_relaxed)) rcl_placement_step_on(pl);
 }

@@ -88,8 +88,9 @@ int main(int argc, char **argv) {
                    pl.server_cpus[i], k >= 0 ? pl.kinds[k].name : "");
         }
         printf("],\n \"placement\": \"%s\", \"clients_excluded\": %s, \"client_cpus\": \"%s\", "
-               "\"clients_why\": \"%s\",\n",
-               pl.why, pl.exclude_clients ? "true" : "false", clients, pl.clients_why);
+               "\"clients_why\": \"%s\", \"clients_step_off\": %s,\n",
+               pl.why, pl.exclude_clients ? "true" : "false", clients, pl.clients_why,
+               pl.step_clients ? "true" : "false");
         printf(" \"client_spin_ns\": %llu, \"server_spin_ns\": %llu,\n"
                " \"pool_max\": %d, \"pool_spare\": %d, \"pool_idle_ms\": %llu, "
                "\"block_detect_us\": %llu}\n",
@@ -115,8 +116,10 @@ int main(int argc, char **argv) {
     }
     printf("placement: %s\n", pl.why);
     printf("clients:   %s (CPUs %s)%s%s\n",
-           pl.exclude_clients ? "kept off the servers' cores" : "not moved", clients,
-           pl.clients_why[0] ? "; " : "", pl.clients_why);
+           pl.exclude_clients ? "kept off the servers' cores"
+           : pl.step_clients  ? "off the servers' cores while they delegate"
+                              : "not moved",
+           clients, pl.clients_why[0] ? "; " : "", pl.clients_why);
     printf("waiting:   clients spin %llu ns then park; idle servers spin %llu ns then park\n",
            (unsigned long long)cfg.spin_ns, (unsigned long long)cfg.server_spin_ns);
     printf("blocking:  up to %d servicing threads per server, %d idle spare(s) kept %llu ms\n",

@@ -947,6 +947,11 @@ static void step(struct rcl_lock_entry *e, uint32_t path) {
     }
 }
 
+void rcl_adaptive_after_fork_child(void) {
+    if (tls_step.e) rcl_placement_step_on(&rcl_rt.pl);
+    tls_step.e = NULL;
+}
+
 enum rcl_path rcl_adaptive_begin(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
                                  struct rcl_adaptive_call *call, bool *sample) {
     struct rcl__fast_way *w = rcl__fast_way_of(lock);

@@ -568,6 +568,8 @@ static void after_fork_parent(void) {
 
 static void after_fork_child(void) {
     tls_forking = false;
+    /* first: the runtime's restart reads the process's CPUs (rcl_placement_init) */
+    rcl_adaptive_after_fork_child();
     rcl_pool_after_fork();
     /* Only the forking thread exists: no server, and rt_init_lock may have been held. */
     pthread_mutex_init(&rt_init_lock, NULL);

@@ -640,6 +640,9 @@ RCL_HIDDEN enum rcl_path rcl_adaptive_begin(pthread_mutex_t *lock, rcl_cs_fn fn,
 RCL_HIDDEN int rcl_adaptive_run(void *call);
 /* A section of `lock` is about to wait on a condition (cond.c; the caller holds the mutex). */
 RCL_HIDDEN void rcl_adaptive_wait(pthread_mutex_t *lock);
+/* In a forked child: the forking thread, if it had stepped off the servers' cores, gets every
+ * CPU back (the child, and what it executes, are not the parent's clients). */
+RCL_HIDDEN void rcl_adaptive_after_fork_child(void);
 /* A sampled call took ns: may close the epoch and decide. s: the lock's server. */
 RCL_HIDDEN void rcl_adaptive_end(struct rcl_adaptive_call *call, struct rcl_server *s, uint64_t ns);
 /* Tests: the decision state of lock's entry (NULL: not tracked); read racily, a hint. */

@@ -397,7 +397,12 @@ void rcl_placement_client_register(const struct rcl_placement *pl) {
  *    moved back.
  *  - A thread created while its creator was off inherits that; its first adaptive call puts it
  *    back on (rcl_placement_step_inherited), once some thread of the process stepped off.
- *  - Limit: a thread that steps off and never calls a converted lock again stays off.
+ *  - A child forked by a thread that is off gets every CPU back (the atfork child handler,
+ *    before the child's runtime reads the process's CPUs).
+ *  - Limits: a thread that steps off and never calls a converted lock again stays off; a
+ *    program that posix_spawn()s (system(), popen() in glibc), which runs no atfork handler,
+ *    from a thread that is off starts the program with that thread's CPUs, as a client of
+ *    delegate mode always does.
  * Cost: two system calls (get, set) per step, per thread; steps come with decisions, which
  * come seldom once a lock settled.
  */

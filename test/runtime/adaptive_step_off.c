@@ -2,7 +2,8 @@
 // cores (2 CPUs), a thread moves off its server's core while its lock delegates and back onto
 // every CPU once it runs the lock locally again; a thread whose CPUs the program chose (before
 // any thread stepped off) is left where it is; a thread created while its creator was off
-// inherits that and gets every CPU back at its first call. RCL_ADAPTIVE_FLIP makes each thread
+// inherits that and gets every CPU back at its first call, and a child forked meanwhile has
+// every CPU. RCL_ADAPTIVE_FLIP makes each thread
 // alternate between the two paths every 64 calls. Without the stepping, the thread keeps every
 // CPU while it delegates ("on the server's core while delegating").
 // RUN: %cc %rcl_internal %s -o %t %rcl_libs
@@ -12,6 +13,7 @@
 // CHECK-NEXT: delegating: off the server's core
 // CHECK-NEXT: local again: every CPU
 // CHECK-NEXT: created while off: every CPU at its first call
+// CHECK-NEXT: forked while off: every CPU in the child
 // ANY: pinned by the program: left alone
 // ANY-NEXT: delegating: every CPU (not moved)
 // ANY-NEXT: local again: every CPU
@@ -20,6 +22,8 @@
 #include <rcl/rcl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static long counter;
@@ -80,7 +84,8 @@ static void *child(void *arg) {
 int main(void) {
     if (cpus_now(&all) < 2) { /* nowhere to step to: what the checks expect, unchecked */
         printf("pinned by the program: left alone\ndelegating: off the server's core\nlocal "
-               "again: every CPU\ncreated while off: every CPU at its first call\n");
+               "again: every CPU\ncreated while off: every CPU at its first call\nforked while "
+               "off: every CPU in the child\n");
         return 0;
     }
     pthread_t t;
@@ -119,6 +124,21 @@ int main(void) {
         CHECK(CPU_COUNT(&inherited) < CPU_COUNT(&all));
         printf("created while off: every CPU at its first call\n");
     }
+    /* a child forked while main is off (what it runs, or executes, is not a client) */
+    while (!call())
+        ;
+    fflush(stdout);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        cpu_set_t now;
+        cpus_now(&now);
+        _exit(CPU_EQUAL(&now, &all) ? 0 : 3);
+    }
+    int status;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    if (!on_server_core) printf("forked while off: every CPU in the child\n");
     CHECK(counter == calls); /* no section lost or run twice across the moves */
     return 0;
 }

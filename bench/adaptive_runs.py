@@ -33,8 +33,16 @@ earlier commit's: before / after side by side, the same figures for both).
 decision: docs/runtime.md): what each run decided, when, and on what measures; the report then
 adds, per run, which of pthread and rcl did better beside it and the share of the run adaptive
 spent delegating (its most delegated lock).
+The machine's state: a VM whose two vCPUs the host places apart (another core complex, another
+socket) passes a cache line between them 4x slower for seconds at a time, and every lock
+hand-over with it (2-vCPU EPYC VM: 110 -> 450 ns round trip, the original's calls per second
+halved), whatever the configuration. So each run of each probe is bracketed by a cross-CPU
+round trip (rcl-bench-probes --pingpong, 3 x 200,000 round trips, ~0.1 s), written to
+OUT/machine.csv; a run *held* when both stayed within 1.5x of the batch's lower quartile of
+round trips (its usual good state, even where the slow state lasts most of a batch).
+The report gives every figure over all runs, then again over the held runs.
 Writes OUT/raw.csv (one row per run and lock), OUT/load.txt (the load average before and after
-each run) and OUT/report.md; prints the report.
+each run), OUT/machine.csv and OUT/report.md; prints the report.
 """
 import argparse
 import csv
@@ -91,6 +99,29 @@ def invoke(build, binary, args, locks, seconds, env=None):
     return throughputs(p.stdout), p.stderr
 
 
+HELD = 1.5  # a run held: its round trips within this factor of the batch's lower quartile
+
+
+def round_trip(build):
+    """The cross-CPU cache-line round trip now, in ns (rcl-bench-probes --pingpong)."""
+    cmd = [os.path.join(build, "bench", "rcl-bench-probes"), "--pingpong", "--reps", "3"]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit("bench/adaptive_runs.py: %s failed (%d): %s" % (" ".join(cmd), p.returncode,
+                                                                  p.stderr.strip()))
+    return float(p.stdout)
+
+
+def read_machine(out):
+    """{(probe, run): (rtt before, rtt after)} from OUT/machine.csv ({} for an older run)."""
+    path = os.path.join(out, "machine.csv")
+    if not os.path.exists(path):
+        return {}
+    with open(path, newline="") as f:
+        return {(r["probe"], int(r["run"])): (float(r["rtt_before_ns"]), float(r["rtt_after_ns"]))
+                for r in csv.DictReader(f)}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default="build")
@@ -113,7 +144,7 @@ def main():
         return
     if len(os.sched_getaffinity(0)) < 2:
         sys.exit("bench/adaptive_runs.py: needs 2 CPUs or more")
-    rows, loads = [], [machine.load1()]
+    rows, loads, rtts = [], [machine.load1()], []
     if a.log:
         os.makedirs(os.path.join(a.out, "log"), exist_ok=True)
     for run in range(a.runs):
@@ -122,6 +153,7 @@ def main():
             k = (run + i) % len(LOCKS)
             order = LOCKS[k:] + LOCKS[:k]
             print("run %d/%d: %s" % (run + 1, a.runs, name), file=sys.stderr, flush=True)
+            rtt0 = round_trip(a.build)
             before = None
             if a.before and run % 2:  # before the others in odd runs, after in even ones
                 before, _ = invoke(a.before, binary, args, ["rcl-adaptive"], secs or a.seconds)
@@ -136,11 +168,17 @@ def main():
                 before, _ = invoke(a.before, binary, args, ["rcl-adaptive"], secs or a.seconds)
             if before:
                 res["before"] = before["rcl-adaptive"]
+            rtts.append({"probe": name, "run": run, "rtt_before_ns": rtt0,
+                         "rtt_after_ns": round_trip(a.build)})
             for lock in LOCKS + (["before"] if before else []):
                 rows.append({"probe": name, "run": run, "lock": lock,
                              "throughput_ops_s": res[lock]})
         loads.append(machine.load1())
     runfiles.save(a.out, ["probe", "run", "lock", "throughput_ops_s"], rows, loads)
+    with open(os.path.join(a.out, "machine.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, ["probe", "run", "rtt_before_ns", "rtt_after_ns"])
+        w.writeheader()
+        w.writerows(rtts)
     report(a, rows, loads)
 
 
@@ -218,18 +256,48 @@ def report(a, rows, loads):
     n = len(by)
     rep += ["", "Same run: %d of %d probes with every run >= 0.90, %d of %d with the median "
             ">= 0.95." % (worst_ok, n, med_ok, n), ""]
+    rtt = read_machine(a.out)
+    held = {}
+    if rtt:
+        every = sorted(v for pair in rtt.values() for v in pair)
+        ref = every[len(every) // 4]  # the lower quartile: the machine's usual good state
+        held = {k: max(v) <= HELD * ref for k, v in rtt.items()}
+        rep += ["The machine: the cross-CPU round trip around each run (rcl-bench-probes "
+                "--pingpong): lower quartile %.0f ns, median %.0f, highest %.0f; %d of %d runs "
+                "*held* (before and after within %.1fx of the lower quartile). Over the held "
+                "runs only:" % (ref, statistics.median(every), every[-1], sum(held.values()),
+                                len(held), HELD), "",
+                "| probe | runs held | adaptive, same run | control rcl-local, same run |",
+                "|---|---:|---|---|"]
+        h_worst = h_med = h_n = 0
+        for name in [p[0] for p in PROBES if p[0] in by]:
+            runs = [by[name][k] for k in sorted(by[name]) if held.get((name, k))]
+            if not runs:
+                rep.append("| %s | 0 | | |" % name)
+                continue
+            med = {l: statistics.median(r[l] for r in runs) for l in LOCKS}
+            ad_same, _ = ratios(runs, "rcl-adaptive", med)
+            lo_same, _ = ratios(runs, "rcl-local", med)
+            h_n += 1
+            h_worst += min(ad_same) >= 0.9
+            h_med += statistics.median(ad_same) >= 0.95
+            rep.append("| %s | %d | %s | %s |" % (name, len(runs), fmt(ad_same), fmt(lo_same)))
+        rep += ["", "Held runs: %d of %d probes with every run >= 0.90, %d of %d with the median "
+                ">= 0.95." % (h_worst, h_n, h_med, h_n), ""]
     if before_rows:
         rep += ["Before (--before, the other build's adaptive mode, run in the same runs) and "
                 "after (this build):", "",
                 "| probe | before | after | before, same run | after, same run | before, vs "
                 "medians | after, vs medians |", "|---|---:|---:|---|---|---|---|"]
         rep += before_rows + [""]
-    rep += [
-            "Every run, adaptive / best (same run):", ""]
+    rep += ["Every run, adaptive / best (same run)%s:" % (
+        "; * a run the machine did not hold" if held else ""), ""]
     for name in [p[0] for p in PROBES if p[0] in by]:
-        runs = [by[name][k] for k in sorted(by[name])]
-        same = [r["rcl-adaptive"] / max(r[b] for b in BEST_OF) for r in runs]
-        rep.append("- %s: %s" % (name, " ".join("%.2f" % x for x in same)))
+        ks = sorted(by[name])
+        same = [by[name][k]["rcl-adaptive"] / max(by[name][k][b] for b in BEST_OF) for k in ks]
+        rep.append("- %s: %s" % (name, " ".join(
+            "%.2f%s" % (x, "*" if held and not held.get((name, k)) else "")
+            for k, x in zip(ks, same))))
     shares = {name: [delegated_share(os.path.join(a.out, "log", "%s.%d" % (name, k)))
                      for k in sorted(by[name])] for name in by}
     if any(v is not None for vs in shares.values() for v in vs):

@@ -26,6 +26,9 @@
  *                another one serves), both threads on the client CPU (the server has the other).
  *
  * Each probe reports the median of R repetitions. Output: a readable table, or --json.
+ * --pingpong runs the ping-pong alone (without starting the runtime) and prints its median in ns:
+ * bench/adaptive_runs.py reads the machine's state with it around each run (a VM whose two vCPUs
+ * the host places apart passes a cache line 4x slower, for seconds at a time).
  * The client runs on --client-cpu, the server on --server-cpu (RCL_SERVER_CPUS is set to it).
  */
 #include "internal.h"
@@ -372,10 +375,12 @@ static double probe_cond_handoff(int delegated, int same_cpu) {
 }
 
 int main(int argc, char **argv) {
-    int json = 0;
+    int json = 0, pingpong_only = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json"))
             json = 1;
+        else if (!strcmp(argv[i], "--pingpong"))
+            pingpong_only = 1;
         else if (i + 1 < argc && !strcmp(argv[i], "--client-cpu"))
             client_cpu = atoi(argv[++i]);
         else if (i + 1 < argc && !strcmp(argv[i], "--server-cpu"))
@@ -386,13 +391,21 @@ int main(int argc, char **argv) {
             capacity_slots = atoi(argv[++i]);
         else {
             fprintf(stderr, "usage: rcl-bench-probes [--client-cpu N] [--server-cpu N] [--reps R] "
-                            "[--slots K] [--json]\n");
+                            "[--slots K] [--json] [--pingpong]\n");
             return strcmp(argv[i], "--help") ? 2 : 0;
         }
     }
     if (reps < 1 || reps > 101 || capacity_slots < 1 || capacity_slots > 1024) {
         fprintf(stderr, "rcl-bench-probes: --reps 1..101, --slots 1..1024\n");
         return 2;
+    }
+    if (pingpong_only) { /* the machine's state alone (bench/adaptive_runs.py): no runtime */
+        pin(client_cpu);
+        double pp[101];
+        for (int r = 0; r < reps; r++)
+            pp[r] = probe_pingpong();
+        printf(json ? "{\"pingpong_rtt_ns\": %.1f}\n" : "%.1f\n", median(pp, reps));
+        return 0;
     }
     char cpus[16];
     snprintf(cpus, sizeof cpus, "%d", server_cpu);

@@ -35,8 +35,8 @@ adds, per run, which of pthread and rcl did better beside it and the share of th
 spent delegating (its most delegated lock).
 The machine's state: a VM whose two vCPUs the host places apart (another core complex, another
 socket) passes a cache line between them 4x slower for seconds at a time, and every lock
-hand-over with it (2-vCPU EPYC VM: 110 -> 450 ns round trip, the original's calls per second
-halved), whatever the configuration. So each run of each probe is bracketed by a cross-CPU
+hand-over with it (2-vCPU EPYC VM: 55-85 -> 400-425 ns round trip, the original's calls per
+second halved), whatever the configuration. So each run of each probe is bracketed by a cross-CPU
 round trip (rcl-bench-probes --pingpong, 3 x 200,000 round trips, ~0.1 s), written to
 OUT/machine.csv; a run *held* when both stayed within 1.5x of the batch's lower quartile of
 round trips (its usual good state, even where the slow state lasts most of a batch).

@@ -925,6 +925,7 @@ static RCL_TLS struct {
 #define RCL_STEP_ON_MS 10 /* back on 10 ms after the thread's last delegated call */
 
 static void step(struct rcl_lock_entry *e, uint32_t path) {
+    if (!rcl_rt.pl.step_clients || rcl_self_server) return; /* (a server thread never steps) */
     if (!tls_step.seen) {
         tls_step.seen = true;
         rcl_placement_step_inherited(&rcl_rt.pl);
@@ -963,7 +964,7 @@ enum rcl_path rcl_adaptive_begin(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
     if (flip) { /* test knob: each thread alternates every `flip` calls */
         *sample = false;
         enum rcl_path p = (++tls_flip_calls / flip) & 1 ? RCL_PATH_DELEGATE : RCL_PATH_LOCAL;
-        if (call->e && rcl_rt.pl.step_clients && !rcl_self_server) step(call->e, p);
+        if (call->e) step(call->e, p);
         return p;
     }
     if (!call->e) {
@@ -974,7 +975,7 @@ enum rcl_path rcl_adaptive_begin(pthread_mutex_t *lock, rcl_cs_fn fn, void *ctx,
         return RCL_PATH_LOCAL;
     }
     uint32_t path = atomic_load_explicit(&call->e->path, memory_order_relaxed);
-    if (rcl_rt.pl.step_clients && !rcl_self_server) step(call->e, path);
+    step(call->e, path);
     /* An exploration times every call, so that it is short: a losing path costs few calls. Its
      * first RCL_EXPLORE_WARMUP calls are not timed: they pay for what only a switch costs once
      * (an idle server parked in the kernel wakes up, the data moves to its cache; measured: a
